@@ -1,0 +1,39 @@
+import Fastify from 'fastify'
+import type { FastifyServerOptions } from 'fastify'
+import type { Config } from './config.js'
+import auth from './plugins/auth.js'
+import contract from './plugins/contract.js'
+import errorHandler, { sendError } from './plugins/error-handler.js'
+import requestId, { genReqId } from './plugins/request-id.js'
+import store from './plugins/store.js'
+import operationsRoutes from './routes/operations.js'
+import plantRoutes from './routes/plants.js'
+
+export interface BuildOptions {
+  /** A logger destination other than stdout (tests read the log from it). */
+  logStream?: NodeJS.WritableStream
+}
+
+/** Builds the whole service for a config; never listens (server.ts does). The plugin order is the request order. */
+export async function buildApp (config: Config, options: BuildOptions = {}) {
+  const logger: FastifyServerOptions['logger'] = {
+    level: config.logLevel,
+    redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
+    ...(options.logStream && { stream: options.logStream })
+  }
+  const app = Fastify({
+    logger,
+    genReqId,
+    bodyLimit: config.bodyLimit,
+    // Router-level failures (a malformed URL) answer in the contract's shape too.
+    frameworkErrors: (error, request, reply) => sendError(error, request, reply)
+  })
+  await app.register(store, { database: config.database })
+  await app.register(errorHandler)
+  await app.register(requestId)
+  await app.register(auth)
+  await app.register(contract, { bodyLimit: config.bodyLimit })
+  await app.register(operationsRoutes)
+  await app.register(plantRoutes)
+  return app
+}

@@ -1,0 +1,50 @@
+import type { Command } from 'commander'
+import { buildApp } from '../app.js'
+import { loadConfig } from '../config.js'
+import type { RawConfig } from '../config.js'
+import { listen } from '../server.js'
+import { generateToken, hashToken } from '../tokens.js'
+import { SCOPES } from '../store/store.js'
+import { settingOption, databaseOption } from './options.js'
+
+export function registerServe (program: Command) {
+  program.command('serve')
+    .description('run the HTTP service')
+    .addOption(settingOption('host', 'host', 'address to listen on'))
+    .addOption(settingOption('port', 'port', 'port to listen on'))
+    .addOption(databaseOption())
+    .addOption(settingOption('logLevel', 'level', 'fatal, error, warn, info, debug, trace or silent'))
+    .addOption(settingOption('bodyLimit', 'bytes', 'largest request body'))
+    .addOption(settingOption('sqliteSynchronous', 'mode', 'SQLite synchronous pragma: FULL, EXTRA, NORMAL or OFF'))
+    .action(async (raw: RawConfig) => {
+      const config = loadConfig(raw)
+      const app = await buildApp(config)
+      // Created before listening, so no request can find a store without tokens; printed after, with the real port.
+      const firstToken = generateToken()
+      const created = await app.store.createFirstToken({
+        name: 'default', hash: hashToken(firstToken), scopes: [...SCOPES], expiresAt: null
+      })
+      try {
+        const url = await listen(app, config)
+        if (created) printFirstToken(firstToken, url)
+      } catch (error) {
+        await app.close()
+        throw error
+      }
+    })
+}
+
+function printFirstToken (token: string, url: URL) {
+  process.stderr.write(`
+Plant Store created its first API token, named "default". It is shown only this once: keep it secret.
+
+  ${token}
+
+Add a plant:
+
+  curl -X POST ${url.origin}/plants -H 'Authorization: Bearer ${token}' -H 'Content-Type: application/json' -d '{"id": 1, "name": "Monstera", "tag": "tropical"}'
+
+More tokens: plantstore tokens create --name NAME
+
+`)
+}

@@ -1,0 +1,86 @@
+import type { Command } from 'commander'
+import { parseDatabaseUrl, SETTINGS } from '../config.js'
+import { openStore } from '../store/open-store.js'
+import { SCOPES } from '../store/store.js'
+import type { Scope, Store, TokenRecord } from '../store/store.js'
+import { generateToken, hashToken, parseDuration } from '../tokens.js'
+import { databaseOption } from './options.js'
+import { UsageError } from './usage-error.js'
+
+async function withStore<T> (database: string | undefined, use: (store: Store) => Promise<T>): Promise<T> {
+  const store = await openStore(parseDatabaseUrl(database ?? SETTINGS.database[2]))
+  try {
+    return await use(store)
+  } finally {
+    await store.close()
+  }
+}
+
+function tokenState (token: TokenRecord, now = Date.now()): string {
+  if (token.revokedAt !== null) return 'revoked'
+  if (token.expiresAt !== null && token.expiresAt.getTime() <= now) return 'expired'
+  return 'active'
+}
+
+interface CreateOptions { name: string, scope?: string[], expiresIn?: string, database?: string }
+
+export function registerTokens (program: Command) {
+  const tokens = program.command('tokens').description('manage API tokens')
+
+  tokens.command('create')
+    .description('create a token and print it, alone, on stdout (it is never shown again)')
+    .requiredOption('--name <name>', 'a name to recognise the token by (unique)')
+    .option('--scope <scope>', `a scope to grant, repeatable: ${SCOPES.join(', ')} (default both)`,
+      (value: string, previous: string[] = []) => [...previous, value])
+    .option('--expires-in <duration>', 'lifetime such as 30d, 12h, 90m (default: never expires)')
+    .addOption(databaseOption())
+    .action(async (options: CreateOptions) => {
+      const scopes = options.scope ?? [...SCOPES]
+      const unknown = scopes.find((scope) => !(SCOPES as readonly string[]).includes(scope))
+      if (unknown !== undefined) throw new UsageError(`unknown --scope ${unknown}; expected ${SCOPES.join(' or ')}`)
+      if (options.name.trim() === '') throw new UsageError('--name must not be empty')
+      let expiresAt: Date | null = null
+      if (options.expiresIn !== undefined) {
+        const ms = parseDuration(options.expiresIn)
+        if (ms === undefined) throw new UsageError(`invalid --expires-in ${options.expiresIn}; expected a number and s, m, h, d or w, such as 30d`)
+        expiresAt = new Date(Date.now() + ms)
+      }
+      const token = generateToken()
+      await withStore(options.database, (store) => store.createToken({
+        name: options.name, hash: hashToken(token), scopes: [...new Set(scopes)] as Scope[], expiresAt
+      }))
+      process.stdout.write(`${token}\n`)
+    })
+
+  tokens.command('list')
+    .description('list tokens (never the tokens themselves: only their hashes are stored)')
+    .option('--json', 'one JSON array')
+    .addOption(databaseOption())
+    .action(async (options: { json?: boolean, database?: string }) => {
+      const list = await withStore(options.database, (store) => store.listTokens())
+      if (options.json === true) {
+        process.stdout.write(`${JSON.stringify(list.map((token) => ({ ...token, state: tokenState(token) })))}\n`)
+        return
+      }
+      const rows = list.map((t) => [String(t.id), t.name, t.scopes.join(','), tokenState(t),
+        t.createdAt.toISOString(), t.expiresAt?.toISOString() ?? '-'])
+      printTable(['ID', 'NAME', 'SCOPES', 'STATE', 'CREATED', 'EXPIRES'], rows)
+    })
+
+  tokens.command('revoke')
+    .description('revoke a token by name or id; it is refused from the next request on')
+    .argument('<name-or-id>')
+    .addOption(databaseOption())
+    .action(async (nameOrId: string, options: { database?: string }) => {
+      const revoked = await withStore(options.database, (store) => store.revokeToken(nameOrId))
+      if (revoked === undefined) throw new UsageError(`no token named or numbered ${nameOrId}`)
+      process.stdout.write(`revoked token ${revoked.id} (${revoked.name})\n`)
+    })
+}
+
+function printTable (header: string[], rows: string[][]) {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)))
+  for (const row of [header, ...rows]) {
+    process.stdout.write(`${row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()}\n`)
+  }
+}

@@ -1,0 +1,82 @@
+import type { SqliteSynchronous } from './store/sqlite.js'
+
+export type DatabaseUrl =
+  | { kind: 'sqlite', path: string, synchronous: SqliteSynchronous }
+  | { kind: 'postgres', url: string }
+
+export interface Config {
+  readonly host: string
+  readonly port: number
+  readonly database: DatabaseUrl
+  readonly logLevel: LogLevel
+  /** Largest accepted request body, in bytes. */
+  readonly bodyLimit: number
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+type LogLevel = typeof LOG_LEVELS[number]
+
+/** Every setting as text, as flags and PLANTSTORE_* variables give it. */
+export interface RawConfig {
+  host?: string
+  port?: string
+  database?: string
+  logLevel?: string
+  bodyLimit?: string
+  sqliteSynchronous?: string
+}
+
+/** The flag and environment twin of each setting, for error lines and --help. */
+export const SETTINGS = {
+  host: ['--host', 'PLANTSTORE_HOST', '127.0.0.1'],
+  port: ['--port', 'PLANTSTORE_PORT', '8080'],
+  database: ['--database', 'PLANTSTORE_DATABASE_URL', 'sqlite:./data/plantstore.db'],
+  logLevel: ['--log-level', 'PLANTSTORE_LOG_LEVEL', 'info'],
+  bodyLimit: ['--body-limit', 'PLANTSTORE_BODY_LIMIT', '65536'],
+  sqliteSynchronous: ['--sqlite-synchronous', 'PLANTSTORE_SQLITE_SYNCHRONOUS', 'FULL']
+} as const satisfies Record<keyof RawConfig, readonly [string, string, string]>
+
+/** Bad configuration: its message is the one line start-up prints before exiting. */
+export class ConfigError extends Error {
+  constructor (setting: keyof RawConfig, value: string, expected: string) {
+    const [flag, env] = SETTINGS[setting]
+    super(`invalid ${flag} (${env}) ${JSON.stringify(value)}: ${expected}`)
+  }
+}
+
+function integer (setting: keyof RawConfig, value: string, min: number, max: number): number {
+  const n = /^\d+$/.test(value) ? Number(value) : Number.NaN
+  if (!(n >= min && n <= max)) throw new ConfigError(setting, value, `expected an integer from ${min} to ${max}`)
+  return n
+}
+
+export function parseDatabaseUrl (value: string, synchronous: SqliteSynchronous = 'FULL'): DatabaseUrl {
+  if (value === 'sqlite::memory:') return { kind: 'sqlite', path: ':memory:', synchronous }
+  if (value.startsWith('sqlite:') && value.length > 'sqlite:'.length) {
+    return { kind: 'sqlite', path: value.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, ''), synchronous }
+  }
+  if (/^postgres(ql)?:\/\//.test(value)) return { kind: 'postgres', url: value }
+  throw new ConfigError('database', value, 'expected sqlite:PATH, sqlite::memory: or postgres://…')
+}
+
+/** Turns raw settings into one frozen Config; throws ConfigError naming the first bad setting. */
+export function loadConfig (raw: RawConfig = {}): Config {
+  const value = (setting: keyof RawConfig) => raw[setting] ?? SETTINGS[setting][2]
+  const synchronous = value('sqliteSynchronous').toUpperCase()
+  if (!['OFF', 'NORMAL', 'FULL', 'EXTRA'].includes(synchronous)) {
+    throw new ConfigError('sqliteSynchronous', value('sqliteSynchronous'), 'expected FULL, NORMAL, EXTRA or OFF')
+  }
+  const logLevel = value('logLevel')
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new ConfigError('logLevel', logLevel, `expected one of ${LOG_LEVELS.join(', ')}`)
+  }
+  const host = value('host')
+  if (host.trim() === '') throw new ConfigError('host', host, 'expected a host name or address')
+  return Object.freeze({
+    host,
+    port: integer('port', value('port'), 0, 65535),
+    database: parseDatabaseUrl(value('database'), synchronous as SqliteSynchronous),
+    logLevel: logLevel as LogLevel,
+    bodyLimit: integer('bodyLimit', value('bodyLimit'), 1024, 64 * 1024 * 1024)
+  })
+}

@@ -1,0 +1,68 @@
+import Ajv2020 from 'ajv/dist/2020.js'
+import type { DataValidationCxt, ErrorObject } from 'ajv/dist/types/index.js'
+import type { FastifySchemaCompiler } from 'fastify'
+import type { JsonSchema } from './document.js'
+
+const Ajv = Ajv2020.default
+
+const INT64_MIN = -(2n ** 63n)
+const INT64_MAX = 2n ** 63n - 1n
+const DIGITS = /^-?\d{1,19}$/
+
+/**
+ * The id's exact value, or undefined when `value` is not an int64. Accepts numbers (bodies), bigints
+ * (bodies with long integers, see exact-json.ts) and decimal strings (path and query parameters).
+ */
+export function toInt64 (value: unknown): bigint | undefined {
+  let exact: bigint
+  if (typeof value === 'bigint') exact = value
+  else if (typeof value === 'number' && Number.isSafeInteger(value)) exact = BigInt(value)
+  else if (typeof value === 'string' && DIGITS.test(value)) exact = BigInt(value)
+  else return undefined
+  return exact >= INT64_MIN && exact <= INT64_MAX ? exact : undefined
+}
+
+// Ajv knows neither bigint nor int64; this keyword checks the range exactly and leaves the value as a
+// bigint, so handlers only ever see exact ids. Bodies must hold a JSON number; parameters are text.
+function int64Validator (acceptText: boolean) {
+  const validate = (_schema: unknown, data: unknown, _parentSchema?: unknown, cxt?: DataValidationCxt): boolean => {
+    const exact = typeof data === 'string' && !acceptText ? undefined : toInt64(data)
+    if (exact === undefined) {
+      validate.errors = [{ keyword: 'x-int64', message: 'must be an int64 integer', params: {} }]
+      return false
+    }
+    if (cxt !== undefined) (cxt.parentData as Record<string | number, unknown>)[cxt.parentDataProperty] = exact
+    return true
+  }
+  validate.errors = [] as Partial<ErrorObject>[]
+  return validate
+}
+
+/** The document's `type: integer, format: int64` nodes become the exact keyword above. */
+function withExactInt64 (schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withExactInt64)
+  if (schema === null || typeof schema !== 'object') return schema
+  const node = schema as JsonSchema
+  if (node.type === 'integer' && node.format === 'int64') {
+    const { type, format, ...rest } = node
+    return { ...rest, 'x-int64': true }
+  }
+  return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, withExactInt64(value)]))
+}
+
+function createAjv (coerceTypes: boolean) {
+  const ajv = new Ajv({ coerceTypes, allErrors: false, strict: false, useDefaults: true })
+  ajv.addKeyword({ keyword: 'x-int64', modifying: true, errors: true, validate: int64Validator(coerceTypes) })
+  ajv.addFormat('int32', { type: 'number', validate: (n: number) => n >= -(2 ** 31) && n < 2 ** 31 })
+  return ajv
+}
+
+// Bodies are JSON and must match as sent ("7" is not 7); path and query parameters arrive as text,
+// so only they are coerced.
+const exactAjv = createAjv(false)
+const coercingAjv = createAjv(true)
+
+export const validatorCompiler: FastifySchemaCompiler<JsonSchema> = ({ schema, httpPart }) => {
+  const ajv = httpPart === 'body' ? exactAjv : coercingAjv
+  return ajv.compile(withExactInt64(schema) as JsonSchema)
+}

@@ -1,0 +1,19 @@
+import { randomUUID } from 'node:crypto'
+import type { IncomingMessage } from 'node:http'
+import fp from 'fastify-plugin'
+
+// A caller's own id is kept when it is short and plain, so that it cannot forge log lines.
+const SAFE_ID = /^[A-Za-z0-9._:-]{1,64}$/
+
+/** Fastify's genReqId: the caller's x-request-id when it is safe, a new UUID otherwise. */
+export function genReqId (req: IncomingMessage): string {
+  const given = req.headers['x-request-id']
+  return typeof given === 'string' && SAFE_ID.test(given) ? given : randomUUID()
+}
+
+/** Every response, errors included, names its request id, so a caller can quote it to find the log. */
+export default fp(async (app) => {
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+  })
+}, { name: 'request-id' })

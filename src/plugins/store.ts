@@ -1,0 +1,10 @@
+import fp from 'fastify-plugin'
+import type { DatabaseUrl } from '../config.js'
+import { openStore } from '../store/open-store.js'
+
+/** Opens the configured store as `app.store` and closes it after the server has drained. */
+export default fp<{ database: DatabaseUrl }>(async (app, { database }) => {
+  const store = await openStore(database)
+  app.decorate('store', store)
+  app.addHook('onClose', async () => { await store.close() })
+}, { name: 'store' })

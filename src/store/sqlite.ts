@@ -1,0 +1,155 @@
+import Database from 'better-sqlite3'
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { StorageUnavailable } from '../errors.js'
+import { migrateSqlite } from './sqlite-migrations.js'
+import { TokenNameTaken } from './store.js'
+import type { CreateOutcome, NewToken, Plant, Scope, Store, TokenRecord } from './store.js'
+
+interface PlantRow { id: bigint, name: string, tag: string | null }
+interface TokenRow {
+  id: bigint,
+  name: string,
+  hash: Buffer,
+  scopes: string,
+  created_at: bigint,
+  expires_at: bigint | null,
+  revoked_at: bigint | null
+}
+
+export type SqliteSynchronous = 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA'
+
+export interface SqliteOptions {
+  /** `:memory:` or a file path; the file's folder is created. */
+  path: string
+  /** FULL by default: a 200 survives a power cut, not only a crash of the process. */
+  synchronous?: SqliteSynchronous
+}
+
+// Codes that mean "the database cannot serve now", not "the request is wrong": answered with 503.
+const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN|READONLY|PROTOCOL)/
+
+function toPlant (row: PlantRow): Plant {
+  return row.tag === null ? { id: row.id, name: row.name } : { id: row.id, name: row.name, tag: row.tag }
+}
+
+function toToken (row: TokenRow): TokenRecord & { hash: Buffer } {
+  const date = (ms: bigint | null) => (ms === null ? null : new Date(Number(ms)))
+  return {
+    id: Number(row.id),
+    name: row.name,
+    hash: row.hash,
+    scopes: row.scopes.split(' ') as Scope[],
+    createdAt: new Date(Number(row.created_at)),
+    expiresAt: date(row.expires_at),
+    revokedAt: date(row.revoked_at)
+  }
+}
+
+/** Opens (creating if need be) and migrates an SQLite store. Throws with the driver's reason. */
+export function openSqlite (options: SqliteOptions): Store {
+  if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true })
+  const db = new Database(options.path)
+  db.pragma('journal_mode = WAL')
+  db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`)
+  db.pragma('busy_timeout = 5000')
+  db.defaultSafeIntegers(true)
+  migrateSqlite(db)
+  return new SqliteStore(db)
+}
+
+class SqliteStore implements Store {
+  readonly #db: Database.Database
+  readonly #insertPlant: Database.Statement
+  readonly #selectPlant: Database.Statement<[bigint], PlantRow>
+  readonly #selectTokenByHash: Database.Statement<[Buffer], TokenRow>
+  readonly #insertToken: Database.Statement
+  readonly #createPlant: (plant: Plant) => CreateOutcome
+
+  constructor (db: Database.Database) {
+    this.#db = db
+    this.#insertPlant = db.prepare('INSERT INTO plants (id, name, tag, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING')
+    this.#selectPlant = db.prepare('SELECT id, name, tag FROM plants WHERE id = ?')
+    this.#selectTokenByHash = db.prepare('SELECT * FROM tokens WHERE hash = ?')
+    this.#insertToken = db.prepare('INSERT INTO tokens (name, hash, scopes, created_at, expires_at) VALUES (?, ?, ?, ?, ?) RETURNING *')
+    const create = db.transaction((plant: Plant): CreateOutcome => {
+      const { changes } = this.#insertPlant.run(plant.id, plant.name, plant.tag ?? null, Date.now())
+      if (changes === 1) return { kind: 'created', plant }
+      const stored = toPlant(this.#selectPlant.get(plant.id)!)
+      const same = stored.name === plant.name && stored.tag === plant.tag
+      return { kind: same ? 'replayed' : 'conflict', plant: stored }
+    })
+    this.#createPlant = (plant) => create.immediate(plant)
+  }
+
+  async createPlant (plant: Plant) {
+    return guard(() => this.#createPlant(plant))
+  }
+
+  async findTokenByHash (hash: Buffer) {
+    return guard(() => {
+      const row = this.#selectTokenByHash.get(hash)
+      return row === undefined ? undefined : toToken(row)
+    })
+  }
+
+  async createToken (token: NewToken) {
+    return guard(() => {
+      try {
+        return this.#insertTokenRow(token)
+      } catch (error) {
+        if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' && String(error).includes('tokens.name')) {
+          throw new TokenNameTaken(token.name)
+        }
+        throw error
+      }
+    })
+  }
+
+  async createFirstToken (token: NewToken) {
+    const createIfNone = this.#db.transaction(() => {
+      if (this.#db.prepare('SELECT 1 FROM tokens LIMIT 1').get() !== undefined) return false
+      this.#insertTokenRow(token)
+      return true
+    })
+    return guard(() => createIfNone.immediate())
+  }
+
+  async listTokens () {
+    return guard(() => (this.#db.prepare('SELECT * FROM tokens ORDER BY id').all() as TokenRow[]).map(toToken))
+  }
+
+  async revokeToken (nameOrId: string) {
+    return guard(() => {
+      const row = this.#db.prepare(`UPDATE tokens SET revoked_at = coalesce(revoked_at, ?)
+        WHERE name = ? OR (? GLOB '[0-9]*' AND id = CAST(? AS INTEGER)) RETURNING *`)
+        .get(Date.now(), nameOrId, nameOrId, nameOrId) as TokenRow | undefined
+      return row === undefined ? undefined : toToken(row)
+    })
+  }
+
+  async ping () {
+    guard(() => this.#db.prepare('SELECT 1').get())
+  }
+
+  async close () {
+    if (this.#db.open) this.#db.close()
+  }
+
+  #insertTokenRow (token: NewToken) {
+    return toToken(this.#insertToken.get(
+      token.name, token.hash, token.scopes.join(' '), Date.now(), token.expiresAt?.getTime() ?? null
+    ) as TokenRow)
+  }
+}
+
+/** Runs a driver call, turning "cannot serve now" driver errors into StorageUnavailable. */
+function guard<T> (call: () => T): T {
+  try {
+    return call()
+  } catch (error) {
+    const code = (error as { code?: unknown }).code
+    if (typeof code === 'string' && UNAVAILABLE.test(code)) throw new StorageUnavailable()
+    throw error
+  }
+}

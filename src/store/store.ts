@@ -1,0 +1,58 @@
+/** A plant as the API shows it; `id` is always exact. */
+export interface Plant {
+  id: bigint
+  name: string
+  tag?: string
+}
+
+export type CreateOutcome =
+  | { kind: 'created', plant: Plant }
+  | { kind: 'replayed', plant: Plant }
+  | { kind: 'conflict', plant: Plant }
+
+export const SCOPES = ['plants:read', 'plants:write'] as const
+export type Scope = typeof SCOPES[number]
+
+export interface TokenRecord {
+  id: number
+  name: string
+  scopes: Scope[]
+  createdAt: Date
+  expiresAt: Date | null
+  revokedAt: Date | null
+}
+
+export interface NewToken {
+  name: string
+  hash: Buffer
+  scopes: Scope[]
+  expiresAt: Date | null
+}
+
+/**
+ * Everything the service keeps. One implementation per database, each in its own file; driver errors
+ * never leave an implementation except as StorageUnavailable (see errors.ts) or a domain outcome.
+ */
+export interface Store {
+  /** Inserts the plant unless its id exists; the database, not a read-then-write, decides. */
+  createPlant (plant: Plant): Promise<CreateOutcome>
+
+  findTokenByHash (hash: Buffer): Promise<(TokenRecord & { hash: Buffer }) | undefined>
+  /** Fails with TokenNameTaken when the name is in use. */
+  createToken (token: NewToken): Promise<TokenRecord>
+  /** Creates the token only when the store has none at all; answers whether it did. */
+  createFirstToken (token: NewToken): Promise<boolean>
+  listTokens (): Promise<TokenRecord[]>
+  /** Revokes by name or numeric id; answers the revoked token, or undefined when none matched. */
+  revokeToken (nameOrId: string): Promise<TokenRecord | undefined>
+
+  /** Throws StorageUnavailable when the database cannot answer. */
+  ping (): Promise<void>
+  close (): Promise<void>
+}
+
+export class TokenNameTaken extends Error {
+  constructor (name: string) {
+    super(`a token named ${name} exists`)
+  }
+}
