@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command } from 'commander'
 import { ConfigError } from '../config.js'
+import { StoreOpenError } from '../store/open-store.js'
 import { TokenNameTaken } from '../store/store.js'
 import { registerMigrate } from './migrate.js'
 import { registerServe } from './serve.js'
@@ -16,13 +17,12 @@ registerTokens(program)
 
 /** Start-up and command failures: one line naming what is wrong, exit code 1. */
 function explain (error: unknown): string {
-  if (error instanceof ConfigError || error instanceof UsageError || error instanceof TokenNameTaken) return error.message
+  if (error instanceof ConfigError || error instanceof UsageError || error instanceof TokenNameTaken ||
+    error instanceof StoreOpenError) return error.message
   const { code, message, address, port } = error as NodeJS.ErrnoException & { address?: string, port?: number }
   if (code === 'EADDRINUSE') return `cannot listen on ${address}:${port}: the port is already in use (--port, PLANTSTORE_PORT)`
   if (code === 'EACCES' && port !== undefined) return `cannot listen on ${address}:${port}: permission denied (--port, PLANTSTORE_PORT)`
   if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return `cannot listen on ${address ?? 'that host'}: no such local address (--host, PLANTSTORE_HOST)`
-  if (typeof code === 'string' && code.startsWith('SQLITE_')) return `cannot open the database (--database, PLANTSTORE_DATABASE_URL): ${message}`
-  if (code === 'EACCES' || code === 'ENOTDIR' || code === 'EROFS') return `cannot open the database (--database, PLANTSTORE_DATABASE_URL): ${message}`
   return message
 }
 

@@ -50,6 +50,8 @@ export function sendError (error: unknown, request: FastifyRequest, reply: Fasti
   return reply
     .code(apiError.status)
     .headers(apiError.headers)
+    // Router-level failures skip the onRequest hooks, so the id is set here as well.
+    .header('x-request-id', request.id)
     .type('application/json; charset=utf-8')
     .send({ error: apiError.code, message: apiError.message })
 }

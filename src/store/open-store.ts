@@ -2,12 +2,19 @@ import type { DatabaseUrl } from '../config.js'
 import { openSqlite } from './sqlite.js'
 import type { Store } from './store.js'
 
+/** The store could not be opened: its message names the setting and the reason, for one start-up line. */
+export class StoreOpenError extends Error {}
+
 /** Opens and migrates the store a database URL names. */
 export async function openStore (database: DatabaseUrl): Promise<Store> {
-  switch (database.kind) {
-    case 'sqlite':
-      return openSqlite({ path: database.path, synchronous: database.synchronous })
-    case 'postgres':
-      throw new Error('PostgreSQL is not supported by this build yet; use sqlite:PATH')
+  try {
+    switch (database.kind) {
+      case 'sqlite':
+        return openSqlite({ path: database.path, synchronous: database.synchronous })
+      case 'postgres':
+        throw new Error('PostgreSQL is not supported by this build yet; use sqlite:PATH')
+    }
+  } catch (error) {
+    throw new StoreOpenError(`cannot open the database (--database, PLANTSTORE_DATABASE_URL): ${(error as Error).message}`)
   }
 }

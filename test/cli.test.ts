@@ -1,0 +1,162 @@
+import assert from 'node:assert/strict'
+import { execFile, spawn } from 'node:child_process'
+import type { ChildProcessWithoutNullStreams } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, describe, test } from 'node:test'
+import { fileURLToPath } from 'node:url'
+
+// The built executable, as `npm ci` leaves it and package.json's bin names it.
+const executable = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url))
+const workdir = mkdtempSync(join(tmpdir(), 'plantstore-cli-'))
+after(() => rmSync(workdir, { recursive: true, force: true }))
+let dbCount = 0
+const newDatabase = () => `sqlite:${join(workdir, `store-${++dbCount}`, 'plants.db')}`
+
+// A clean environment, so that a developer's PLANTSTORE_* settings cannot leak into the tests.
+const baseEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('PLANTSTORE_')))
+
+function run (args: string[], env: Record<string, string> = {}) {
+  return new Promise<{ code: number, stdout: string, stderr: string }>((resolve) => {
+    execFile(process.execPath, [executable, ...args], { env: { ...baseEnv, ...env } }, (error, stdout, stderr) => {
+      resolve({ code: error === null ? 0 : (error.code as number), stdout, stderr })
+    })
+  })
+}
+
+const children = new Set<ChildProcessWithoutNullStreams>()
+// A failed assertion must not leave a server running, or the test process would never end.
+after(() => { for (const child of children) child.kill('SIGKILL') })
+
+/** Polls until `check` holds, for at most two seconds. */
+async function eventually (check: () => boolean) {
+  for (let i = 0; i < 100 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 20))
+}
+
+interface Server { child: ChildProcessWithoutNullStreams, url: string, stderr: () => string, exited: Promise<number | null> }
+
+/** Starts `plantstore serve` on a free port and waits for its "listening" log line. */
+function serve (database: string, extra: string[] = []): Promise<Server> {
+  const child = spawn(process.execPath, [executable, 'serve', '--port', '0', '--database', database, ...extra], { env: baseEnv })
+  children.add(child)
+  let stdout = ''
+  let stderr = ''
+  child.stderr.on('data', (chunk) => { stderr += chunk })
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => {
+    children.delete(child)
+    resolve(code)
+  }))
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)
+      if (match !== null) resolve({ child, url: match[1]!, stderr: () => stderr, exited })
+    })
+    exited.then((code) => reject(new Error(`serve exited ${code}: ${stderr}`)))
+  })
+}
+
+async function stop (server: Server) {
+  server.child.kill('SIGTERM')
+  return server.exited
+}
+
+const createPlant = (url: string, token: string, body: unknown) => fetch(`${url}/plants`, {
+  method: 'POST',
+  headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+  body: typeof body === 'string' ? body : JSON.stringify(body)
+})
+
+describe('the plantstore executable', () => {
+  test('tokens create prints the token alone; serve keeps plants across a SIGTERM and restart', async () => {
+    const database = newDatabase()
+    const created = await run(['tokens', 'create', '--name', 'ci', '--database', database])
+    assert.equal(created.code, 0, created.stderr)
+    assert.match(created.stdout, /^ps_[A-Za-z0-9_-]{43}\n$/)
+    const token = created.stdout.trim()
+
+    const first = await serve(database)
+    assert.doesNotMatch(first.stderr(), /first API token/, 'a store with a token gets no new one')
+    const res = await createPlant(first.url, token, '{"id": 9223372036854775807, "name": "Fern", "tag": "green"}')
+    assert.equal(res.status, 200)
+    assert.match(await res.text(), /"id":9223372036854775807[,}]/)
+    assert.equal(await stop(first), 0, 'SIGTERM drains and exits 0')
+
+    const second = await serve(database)
+    const replay = await createPlant(second.url, token, '{"id": 9223372036854775807, "name": "Fern", "tag": "green"}')
+    assert.equal(replay.status, 200, 'the same plant is an identical replay: it survived the restart')
+    const different = await createPlant(second.url, token, '{"id": 9223372036854775807, "name": "Ivy"}')
+    assert.equal(different.status, 409)
+    assert.equal(await stop(second), 0)
+  })
+
+  test('the first serve on an empty store prints one token and a working curl line, and never again', async () => {
+    const database = newDatabase()
+    const first = await serve(database)
+    await eventually(() => first.stderr().includes('More tokens'))
+    const token = /\n {2}(ps_[A-Za-z0-9_-]{43})\n/.exec(first.stderr())?.[1]
+    assert.ok(token, first.stderr())
+    const curl = first.stderr().split('\n').find((line) => line.trim().startsWith('curl '))
+    assert.ok(curl?.includes(first.url) && curl.includes(`Bearer ${token}`), curl)
+    const body = /-d '([^']+)'/.exec(curl!)![1]!
+    assert.equal((await createPlant(first.url, token, body)).status, 200, 'the printed curl line works')
+    await stop(first)
+    const second = await serve(database)
+    assert.doesNotMatch(second.stderr(), /ps_/)
+    await stop(second)
+    const list = await run(['tokens', 'list', '--json', '--database', database])
+    assert.deepEqual(JSON.parse(list.stdout).map((t: { name: string }) => t.name), ['default'])
+  })
+
+  test('a token revoked from the CLI is refused at once by a running server', async () => {
+    const database = newDatabase()
+    const token = (await run(['tokens', 'create', '--name', 'temp', '--database', database])).stdout.trim()
+    const server = await serve(database)
+    assert.equal((await createPlant(server.url, token, { id: 1, name: 'A' })).status, 200)
+    const revoked = await run(['tokens', 'revoke', 'temp', '--database', database])
+    assert.equal(revoked.code, 0, revoked.stderr)
+    assert.equal((await createPlant(server.url, token, { id: 2, name: 'B' })).status, 401)
+    const table = await run(['tokens', 'list', '--database', database])
+    assert.match(table.stdout, /temp\s+plants:read,plants:write\s+revoked/)
+    await stop(server)
+  })
+
+  test('settings come from PLANTSTORE_* variables too', async () => {
+    const database = newDatabase()
+    const viaEnv = await run(['tokens', 'create', '--name', 'env'], { PLANTSTORE_DATABASE_URL: database })
+    assert.equal(viaEnv.code, 0, viaEnv.stderr)
+    const list = await run(['tokens', 'list', '--json', '--database', database])
+    assert.equal(JSON.parse(list.stdout)[0].name, 'env')
+  })
+
+  for (const [label, args, env, pattern] of [
+    ['an unknown flag', ['serve', '--colour', 'red'], {}, /unknown option '--colour'/],
+    ['a bad port', ['serve', '--port', 'eighty'], {}, /--port \(PLANTSTORE_PORT\) "eighty"/],
+    ['a bad port variable', ['serve'], { PLANTSTORE_PORT: '70000' }, /PLANTSTORE_PORT/],
+    ['a bad database URL', ['serve', '--database', 'mysql://x'], {}, /--database \(PLANTSTORE_DATABASE_URL\)/],
+    ['an unusable database path', ['serve', '--database', 'sqlite:/etc/hostname/plants.db'], {}, /cannot open the database/],
+    ['an unknown scope', ['tokens', 'create', '--name', 'x', '--scope', 'admin', '--database', 'sqlite::memory:'], {}, /unknown --scope admin/],
+    ['a bad lifetime', ['tokens', 'create', '--name', 'x', '--expires-in', 'soon', '--database', 'sqlite::memory:'], {}, /invalid --expires-in soon/]
+  ] as const) {
+    test(`${label} stops with one clear line and exit code 1`, async () => {
+      const result = await run([...args], env)
+      assert.equal(result.code, 1)
+      const lines = result.stderr.trim().split('\n').filter((line) => !line.startsWith('(add --help'))
+      assert.equal(lines.length, 1, result.stderr)
+      assert.match(lines[0]!, pattern)
+    })
+  }
+
+  test('a port in use stops with one clear line and exit code 1', async () => {
+    const blocker = createServer()
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve))
+    const port = (blocker.address() as { port: number }).port
+    const result = await run(['serve', '--port', String(port), '--database', newDatabase()])
+    blocker.close()
+    assert.equal(result.code, 1)
+    assert.match(result.stderr.trim(), /^plantstore: cannot listen on 127\.0\.0\.1:\d+: the port is already in use/)
+    assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr)
+  })
+})

@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import Ajv2020 from 'ajv/dist/2020.js'
+import { operations } from '../src/contract/document.js'
+import { buildWithToken, createToken } from './helper.js'
+import type { App } from './helper.js'
+
+const Ajv = Ajv2020.default
+
+/** Routes as Fastify has them, "METHOD /path", read from printRoutes' tree. */
+async function registeredRoutes (app: App): Promise<Set<string>> {
+  await app.ready()
+  const routes = new Set<string>()
+  const stack: string[] = []
+  for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
+    const match = /^([\s│]*)[├└]── (\S+)(?: \(([^)]+)\))?/.exec(line)
+    if (match === null) continue
+    const depth = match[1]!.length / 4
+    stack.length = depth
+    stack.push(match[2]!)
+    for (const method of (match[3] ?? '').split(', ').filter((m) => m !== '' && m !== 'HEAD')) {
+      routes.add(`${method} ${stack.join('')}`)
+    }
+  }
+  return routes
+}
+
+test('every documented operation has a route, and every route is documented', async (t) => {
+  const { app } = await buildWithToken(t)
+  const documented = new Set(operations.map((op) => `${op.method} ${op.url}`))
+  assert.deepEqual([...await registeredRoutes(app)].sort(), [...documented].sort())
+})
+
+test('each operation declares its security: a scope, or none for the operational endpoints', () => {
+  for (const op of operations) {
+    if (['/healthz', '/readyz', '/openapi.json'].includes(op.url)) assert.equal(op.scope, undefined, op.url)
+    else assert.match(String(op.scope), /^plants:(read|write)$/, `${op.method} ${op.url}`)
+  }
+})
+
+/** Validates a real response against the document's schema for its operation and status. */
+function assertDocumented (operationId: string, res: { statusCode: number, body: string }) {
+  const op = operations.find((o) => o.operationId === operationId)!
+  const schema = op.schema.response[String(res.statusCode)]
+  assert.ok(schema, `${operationId} documents status ${res.statusCode}`)
+  const validate = new Ajv({ strict: false }).compile(schema)
+  assert.ok(validate(JSON.parse(res.body)), `${operationId} ${res.statusCode}: ${JSON.stringify(validate.errors)} ${res.body}`)
+}
+
+test('a sample response of each status a route answers validates against the document', async (t) => {
+  const { app, send } = await buildWithToken(t)
+  const reader = await createToken(app, { scopes: ['plants:read'] })
+  assertDocumented('createPlant', await send('POST', '/plants', { id: 1, name: 'Fern', tag: 'green' }))
+  assertDocumented('createPlant', await send('POST', '/plants', { id: 1, name: 'Fern', tag: 'green' }))
+  assertDocumented('createPlant', await send('POST', '/plants', { id: 1, name: 'Ivy' }))
+  assertDocumented('createPlant', await send('POST', '/plants', { id: 2 }))
+  assertDocumented('createPlant', await send('POST', '/plants', '{oops'))
+  assertDocumented('createPlant', await send('POST', '/plants', 'x', { 'content-type': 'text/plain' }))
+  assertDocumented('createPlant', await send('POST', '/plants', JSON.stringify({ id: 3, name: 'p'.repeat(70_000) })))
+  assertDocumented('createPlant', await app.inject({ method: 'POST', url: '/plants' }))
+  assertDocumented('createPlant', await send('POST', '/plants', { id: 4, name: 'x' }, { authorization: `Bearer ${reader}` }))
+  assertDocumented('getHealth', await app.inject('/healthz'))
+  assertDocumented('getReadiness', await app.inject('/readyz'))
+  assertDocumented('getOpenApiDocument', await app.inject('/openapi.json'))
+})

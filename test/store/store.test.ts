@@ -1,0 +1,45 @@
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { parseDatabaseUrl } from '../../src/config.js'
+import { openStore } from '../../src/store/open-store.js'
+import { TokenNameTaken } from '../../src/store/store.js'
+import { DATABASES } from '../helper.js'
+
+const hash = (n: number) => Buffer.alloc(32, n)
+
+for (const [db, url] of Object.entries(DATABASES)) {
+  describe(`the ${db} store`, () => {
+    const open = async (t: { after: (fn: () => Promise<void>) => void }) => {
+      const store = await openStore(parseDatabaseUrl(url))
+      t.after(() => store.close())
+      return store
+    }
+
+    test('createPlant: created, then replayed, then conflict, keeping the stored content', async (t) => {
+      const store = await open(t)
+      const plant = { id: 2n ** 63n - 1n, name: 'Fern', tag: 'green' }
+      assert.deepEqual(await store.createPlant(plant), { kind: 'created', plant })
+      assert.deepEqual(await store.createPlant({ ...plant }), { kind: 'replayed', plant })
+      assert.deepEqual(await store.createPlant({ id: plant.id, name: 'Ivy' }), { kind: 'conflict', plant })
+    })
+
+    test('tokens: found by hash, unique names, revocable by name or id, first token only once', async (t) => {
+      const store = await open(t)
+      assert.equal(await store.createFirstToken({ name: 'default', hash: hash(1), scopes: ['plants:read'], expiresAt: null }), true)
+      assert.equal(await store.createFirstToken({ name: 'again', hash: hash(2), scopes: ['plants:read'], expiresAt: null }), false)
+      const expiresAt = new Date(Date.now() + 60_000)
+      const second = await store.createToken({ name: 'ci', hash: hash(3), scopes: ['plants:read', 'plants:write'], expiresAt })
+      await assert.rejects(store.createToken({ name: 'ci', hash: hash(4), scopes: ['plants:read'], expiresAt: null }), TokenNameTaken)
+      const found = await store.findTokenByHash(hash(3))
+      assert.equal(found?.name, 'ci')
+      assert.deepEqual(found?.scopes, ['plants:read', 'plants:write'])
+      assert.equal(found?.expiresAt?.getTime(), expiresAt.getTime())
+      assert.equal(await store.findTokenByHash(hash(9)), undefined)
+      assert.equal((await store.revokeToken(String(second.id)))?.name, 'ci')
+      assert.ok((await store.findTokenByHash(hash(3)))?.revokedAt instanceof Date)
+      assert.equal((await store.revokeToken('default'))?.name, 'default')
+      assert.equal(await store.revokeToken('nobody'), undefined)
+      assert.deepEqual((await store.listTokens()).map((token) => token.name), ['default', 'ci'])
+    })
+  })
+}
