@@ -3,6 +3,7 @@ import type { FastifyServerOptions } from 'fastify'
 import type { Config } from './config.js'
 import auth from './plugins/auth.js'
 import contract from './plugins/contract.js'
+import docs from './plugins/docs.js'
 import errorHandler, { sendError } from './plugins/error-handler.js'
 import requestId, { genReqId } from './plugins/request-id.js'
 import store from './plugins/store.js'
@@ -33,6 +34,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}) {
   await app.register(requestId)
   await app.register(auth)
   await app.register(contract, { bodyLimit: config.bodyLimit })
+  await app.register(docs)
   await app.register(operationsRoutes)
   await app.register(plantRoutes)
   return app

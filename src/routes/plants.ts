@@ -1,20 +1,88 @@
 import type { FastifyInstance } from 'fastify'
 import { operation } from '../contract/document.js'
-import { PlantConflict } from '../errors.js'
-import type { Plant } from '../store/store.js'
+import { etagOf, ifMatch, noneMatch } from '../etag.js'
+import { NotFound, PlantConflict, PreconditionFailed, SchemaMismatch } from '../errors.js'
+import type { Plant, WriteOutcome } from '../store/store.js'
 
-/** A NewPlant as validated: the id is exact (see contract/validators.ts); unknown fields are dropped here. */
-interface NewPlantBody { id: bigint, name: string, tag?: string }
+// Shapes as validated against the document: ids are exact bigints (see contract/validators.ts).
+interface PlantBody { id?: bigint, name: string, tag?: string }
+interface IdParams { id: bigint }
+interface ListQuery { limit: number, tag?: string, after?: bigint }
+
+/** Unknown body fields are dropped here, so they are never stored. */
+function plantOf (id: bigint, { name, tag }: PlantBody): Plant {
+  return tag === undefined ? { id, name } : { id, name, tag }
+}
+
+const notFound = (id: bigint) => new NotFound(`plant ${id} not found`)
+
+/** A replace or delete that did not happen, as its error; the plant when it did. */
+function written (outcome: WriteOutcome, id: bigint, ifMatchHeader: string | undefined): Plant {
+  if (outcome.kind === 'missing') throw notFound(id)
+  if (outcome.kind === 'precondition-failed') throw new PreconditionFailed(ifMatchHeader, etagOf(outcome.plant))
+  return outcome.plant
+}
 
 export default async function plantRoutes (app: FastifyInstance) {
+  const { store } = app
+
+  app.route({
+    ...operation('listPlants'),
+    handler: async (request, reply) => {
+      const { limit, tag, after } = request.query as ListQuery
+      // One row more than asked tells whether a next page exists without a second query.
+      const rows = await store.listPlants({ limit: limit + 1, tag, after })
+      if (rows.length <= limit) return rows
+      const page = rows.slice(0, limit)
+      const next = new URLSearchParams({ limit: String(limit), ...(tag !== undefined && { tag }), after: String(page.at(-1)!.id) })
+      reply.header('link', `</plants?${next}>; rel="next"`)
+      return page
+    }
+  })
+
   app.route({
     ...operation('createPlant'),
-    handler: async (request) => {
-      const { id, name, tag } = request.body as NewPlantBody
-      const plant: Plant = tag === undefined ? { id, name } : { id, name, tag }
-      const outcome = await app.store.createPlant(plant)
-      if (outcome.kind === 'conflict') throw new PlantConflict(String(id))
+    handler: async (request, reply) => {
+      const body = request.body as PlantBody & { id: bigint }
+      const outcome = await store.createPlant(plantOf(body.id, body))
+      if (outcome.kind === 'conflict') throw new PlantConflict(String(body.id))
+      reply.header('etag', etagOf(outcome.plant))
       return outcome.plant
+    }
+  })
+
+  app.route({
+    ...operation('getPlant'),
+    handler: async (request, reply) => {
+      const { id } = request.params as IdParams
+      const plant = await store.getPlant(id)
+      if (plant === undefined) throw notFound(id)
+      reply.header('etag', etagOf(plant))
+      if (noneMatch(request.headers['if-none-match'], plant)) return reply.code(304).send()
+      return plant
+    }
+  })
+
+  app.route({
+    ...operation('replacePlant'),
+    handler: async (request, reply) => {
+      const { id } = request.params as IdParams
+      const body = request.body as PlantBody
+      if (body.id !== undefined && body.id !== id) throw new SchemaMismatch(`body/id ${body.id} must equal the id in the path, ${id}`)
+      const header = request.headers['if-match']
+      const plant = written(await store.replacePlant(plantOf(id, body), ifMatch(header)), id, header)
+      reply.header('etag', etagOf(plant))
+      return plant
+    }
+  })
+
+  app.route({
+    ...operation('deletePlant'),
+    handler: async (request, reply) => {
+      const { id } = request.params as IdParams
+      const header = request.headers['if-match']
+      written(await store.deletePlant(id, ifMatch(header)), id, header)
+      return reply.code(204).send()
     }
   })
 }

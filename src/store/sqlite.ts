@@ -4,7 +4,7 @@ import { dirname } from 'node:path'
 import { StorageUnavailable } from '../errors.js'
 import { migrateSqlite } from './sqlite-migrations.js'
 import { TokenNameTaken } from './store.js'
-import type { CreateOutcome, NewToken, Plant, Scope, Store, TokenRecord } from './store.js'
+import type { CreateOutcome, NewToken, Plant, PlantQuery, Precondition, Scope, Store, TokenRecord, WriteOutcome } from './store.js'
 
 interface PlantRow { id: bigint, name: string, tag: string | null }
 interface TokenRow {
@@ -25,6 +25,8 @@ export interface SqliteOptions {
   /** FULL by default: a 200 survives a power cut, not only a crash of the process. */
   synchronous?: SqliteSynchronous
 }
+
+const INT64_MAX = 2n ** 63n - 1n
 
 // Codes that mean "the database cannot serve now", not "the request is wrong": answered with 503.
 const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN|READONLY|PROTOCOL)/
@@ -65,6 +67,10 @@ class SqliteStore implements Store {
   readonly #selectTokenByHash: Database.Statement<[Buffer], TokenRow>
   readonly #insertToken: Database.Statement
   readonly #createPlant: (plant: Plant) => CreateOutcome
+  readonly #replacePlant: (plant: Plant, precondition?: Precondition) => WriteOutcome
+  readonly #deletePlant: (id: bigint, precondition?: Precondition) => WriteOutcome
+  readonly #listPlants: Database.Statement<[bigint, bigint], PlantRow>
+  readonly #listPlantsByTag: Database.Statement<[string, bigint, bigint], PlantRow>
 
   constructor (db: Database.Database) {
     this.#db = db
@@ -80,10 +86,54 @@ class SqliteStore implements Store {
       return { kind: same ? 'replayed' : 'conflict', plant: stored }
     })
     this.#createPlant = (plant) => create.immediate(plant)
+    this.#listPlants = db.prepare('SELECT id, name, tag FROM plants WHERE id >= ? ORDER BY id LIMIT ?')
+    this.#listPlantsByTag = db.prepare('SELECT id, name, tag FROM plants WHERE tag = ? AND id >= ? ORDER BY id LIMIT ?')
+    const update = db.prepare('UPDATE plants SET name = ?, tag = ? WHERE id = ?')
+    const remove = db.prepare('DELETE FROM plants WHERE id = ?')
+    // Read, check and write in one IMMEDIATE transaction: no other writer can slip in between.
+    const guardedWrite = db.transaction((id: bigint, precondition: Precondition | undefined, apply: (current: Plant) => Plant): WriteOutcome => {
+      const row = this.#selectPlant.get(id)
+      if (row === undefined) return { kind: 'missing' }
+      const current = toPlant(row)
+      if (precondition !== undefined && !precondition(current)) return { kind: 'precondition-failed', plant: current }
+      return { kind: 'done', plant: apply(current) }
+    })
+    this.#replacePlant = (plant, precondition) => guardedWrite.immediate(plant.id, precondition, () => {
+      update.run(plant.name, plant.tag ?? null, plant.id)
+      return plant
+    })
+    this.#deletePlant = (id, precondition) => guardedWrite.immediate(id, precondition, (current) => {
+      remove.run(id)
+      return current
+    })
   }
 
   async createPlant (plant: Plant) {
     return guard(() => this.#createPlant(plant))
+  }
+
+  async listPlants ({ limit, after, tag }: PlantQuery) {
+    // `id >= from` rather than `id > after`, so that "no cursor" is the smallest int64 and binds as one.
+    if (after === INT64_MAX) return []
+    const from = after === undefined ? -INT64_MAX - 1n : after + 1n
+    return guard(() => (tag === undefined
+      ? this.#listPlants.all(from, BigInt(limit))
+      : this.#listPlantsByTag.all(tag, from, BigInt(limit))).map(toPlant))
+  }
+
+  async getPlant (id: bigint) {
+    return guard(() => {
+      const row = this.#selectPlant.get(id)
+      return row === undefined ? undefined : toPlant(row)
+    })
+  }
+
+  async replacePlant (plant: Plant, precondition?: Precondition) {
+    return guard(() => this.#replacePlant(plant, precondition))
+  }
+
+  async deletePlant (id: bigint, precondition?: Precondition) {
+    return guard(() => this.#deletePlant(id, precondition))
   }
 
   async findTokenByHash (hash: Buffer) {

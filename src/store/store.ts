@@ -10,6 +10,22 @@ export type CreateOutcome =
   | { kind: 'replayed', plant: Plant }
   | { kind: 'conflict', plant: Plant }
 
+/** A replace or delete: done, no such plant, or the caller's precondition (If-Match) refused the current plant. */
+export type WriteOutcome =
+  | { kind: 'done', plant: Plant }
+  | { kind: 'missing' }
+  | { kind: 'precondition-failed', plant: Plant }
+
+/** Decides, inside the write's transaction, whether the write may go ahead on the current plant. */
+export type Precondition = (current: Plant) => boolean
+
+export interface PlantQuery {
+  limit: number
+  /** Keyset pagination: only ids greater than this. */
+  after?: bigint
+  tag?: string
+}
+
 export const SCOPES = ['plants:read', 'plants:write'] as const
 export type Scope = typeof SCOPES[number]
 
@@ -36,6 +52,13 @@ export interface NewToken {
 export interface Store {
   /** Inserts the plant unless its id exists; the database, not a read-then-write, decides. */
   createPlant (plant: Plant): Promise<CreateOutcome>
+  /** Plants in id order. */
+  listPlants (query: PlantQuery): Promise<Plant[]>
+  getPlant (id: bigint): Promise<Plant | undefined>
+  /** Replaces name and tag of an existing plant, atomically with the precondition check. */
+  replacePlant (plant: Plant, precondition?: Precondition): Promise<WriteOutcome>
+  /** Deletes a plant, atomically with the precondition check; `done` carries the deleted plant. */
+  deletePlant (id: bigint, precondition?: Precondition): Promise<WriteOutcome>
 
   findTokenByHash (hash: Buffer): Promise<(TokenRecord & { hash: Buffer }) | undefined>
   /** Fails with TokenNameTaken when the name is in use. */
