@@ -7,6 +7,7 @@ import docs from './plugins/docs.js'
 import errorHandler, { sendError } from './plugins/error-handler.js'
 import requestId, { genReqId } from './plugins/request-id.js'
 import store from './plugins/store.js'
+import webhooks from './plugins/webhooks.js'
 import operationsRoutes from './routes/operations.js'
 import plantRoutes from './routes/plants.js'
 
@@ -30,6 +31,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}) {
     frameworkErrors: (error, request, reply) => sendError(error, request, reply)
   })
   await app.register(store, { database: config.database })
+  await app.register(webhooks, config.webhooks)
   await app.register(errorHandler)
   await app.register(requestId)
   await app.register(auth)

@@ -1,4 +1,5 @@
 import type { SqliteSynchronous } from './store/sqlite.js'
+import { parseDuration } from './tokens.js'
 
 export type DatabaseUrl =
   | { kind: 'sqlite', path: string, synchronous: SqliteSynchronous }
@@ -11,6 +12,13 @@ export interface Config {
   readonly logLevel: LogLevel
   /** Largest accepted request body, in bytes. */
   readonly bodyLimit: number
+  readonly webhooks: {
+    readonly timeoutMs: number
+    readonly perSubscription: number
+    readonly retryBaseMs: number
+    readonly giveUpAfterMs: number
+    readonly pollMs: number
+  }
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
@@ -24,6 +32,10 @@ export interface RawConfig {
   logLevel?: string
   bodyLimit?: string
   sqliteSynchronous?: string
+  webhookTimeout?: string
+  webhookConcurrency?: string
+  webhookRetryBase?: string
+  webhookGiveUpAfter?: string
 }
 
 /** The flag and environment twin of each setting, for error lines and --help. */
@@ -33,7 +45,11 @@ export const SETTINGS = {
   database: ['--database', 'PLANTSTORE_DATABASE_URL', 'sqlite:./data/plantstore.db'],
   logLevel: ['--log-level', 'PLANTSTORE_LOG_LEVEL', 'info'],
   bodyLimit: ['--body-limit', 'PLANTSTORE_BODY_LIMIT', '65536'],
-  sqliteSynchronous: ['--sqlite-synchronous', 'PLANTSTORE_SQLITE_SYNCHRONOUS', 'FULL']
+  sqliteSynchronous: ['--sqlite-synchronous', 'PLANTSTORE_SQLITE_SYNCHRONOUS', 'FULL'],
+  webhookTimeout: ['--webhook-timeout', 'PLANTSTORE_WEBHOOK_TIMEOUT', '10s'],
+  webhookConcurrency: ['--webhook-concurrency', 'PLANTSTORE_WEBHOOK_CONCURRENCY', '4'],
+  webhookRetryBase: ['--webhook-retry-base', 'PLANTSTORE_WEBHOOK_RETRY_BASE', '2s'],
+  webhookGiveUpAfter: ['--webhook-give-up-after', 'PLANTSTORE_WEBHOOK_GIVE_UP_AFTER', '3d']
 } as const satisfies Record<keyof RawConfig, readonly [string, string, string]>
 
 /** Bad configuration: its message is the one line start-up prints before exiting. */
@@ -48,6 +64,12 @@ function integer (setting: keyof RawConfig, value: string, min: number, max: num
   const n = /^\d+$/.test(value) ? Number(value) : Number.NaN
   if (!(n >= min && n <= max)) throw new ConfigError(setting, value, `expected an integer from ${min} to ${max}`)
   return n
+}
+
+function duration (setting: keyof RawConfig, value: string): number {
+  const ms = /^\d+ms$/.test(value) ? Number(value.slice(0, -2)) : parseDuration(value)
+  if (ms === undefined || ms <= 0) throw new ConfigError(setting, value, 'expected a duration such as 500ms, 10s, 5m, 2h or 3d')
+  return ms
 }
 
 export function parseDatabaseUrl (value: string, synchronous: SqliteSynchronous = 'FULL'): DatabaseUrl {
@@ -77,6 +99,13 @@ export function loadConfig (raw: RawConfig = {}): Config {
     port: integer('port', value('port'), 0, 65535),
     database: parseDatabaseUrl(value('database'), synchronous as SqliteSynchronous),
     logLevel: logLevel as LogLevel,
-    bodyLimit: integer('bodyLimit', value('bodyLimit'), 1024, 64 * 1024 * 1024)
+    bodyLimit: integer('bodyLimit', value('bodyLimit'), 1024, 64 * 1024 * 1024),
+    webhooks: Object.freeze({
+      timeoutMs: duration('webhookTimeout', value('webhookTimeout')),
+      perSubscription: integer('webhookConcurrency', value('webhookConcurrency'), 1, 256),
+      retryBaseMs: duration('webhookRetryBase', value('webhookRetryBase')),
+      giveUpAfterMs: duration('webhookGiveUpAfter', value('webhookGiveUpAfter')),
+      pollMs: 1000
+    })
   })
 }

@@ -1,73 +1,7 @@
 import assert from 'node:assert/strict'
-import { execFile, spawn } from 'node:child_process'
-import type { ChildProcessWithoutNullStreams } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { after, describe, test } from 'node:test'
-import { fileURLToPath } from 'node:url'
-
-// The built executable, as `npm ci` leaves it and package.json's bin names it.
-const executable = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url))
-const workdir = mkdtempSync(join(tmpdir(), 'plantstore-cli-'))
-after(() => rmSync(workdir, { recursive: true, force: true }))
-let dbCount = 0
-const newDatabase = () => `sqlite:${join(workdir, `store-${++dbCount}`, 'plants.db')}`
-
-// A clean environment, so that a developer's PLANTSTORE_* settings cannot leak into the tests.
-const baseEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('PLANTSTORE_')))
-
-function run (args: string[], env: Record<string, string> = {}) {
-  return new Promise<{ code: number, stdout: string, stderr: string }>((resolve) => {
-    execFile(process.execPath, [executable, ...args], { env: { ...baseEnv, ...env } }, (error, stdout, stderr) => {
-      resolve({ code: error === null ? 0 : (error.code as number), stdout, stderr })
-    })
-  })
-}
-
-const children = new Set<ChildProcessWithoutNullStreams>()
-// A failed assertion must not leave a server running, or the test process would never end.
-after(() => { for (const child of children) child.kill('SIGKILL') })
-
-/** Polls until `check` holds, for at most two seconds. */
-async function eventually (check: () => boolean) {
-  for (let i = 0; i < 100 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 20))
-}
-
-interface Server { child: ChildProcessWithoutNullStreams, url: string, stderr: () => string, exited: Promise<number | null> }
-
-/** Starts `plantstore serve` on a free port and waits for its "listening" log line. */
-function serve (database: string, extra: string[] = []): Promise<Server> {
-  const child = spawn(process.execPath, [executable, 'serve', '--port', '0', '--database', database, ...extra], { env: baseEnv })
-  children.add(child)
-  let stdout = ''
-  let stderr = ''
-  child.stderr.on('data', (chunk) => { stderr += chunk })
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => {
-    children.delete(child)
-    resolve(code)
-  }))
-  return new Promise((resolve, reject) => {
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)
-      if (match !== null) resolve({ child, url: match[1]!, stderr: () => stderr, exited })
-    })
-    exited.then((code) => reject(new Error(`serve exited ${code}: ${stderr}`)))
-  })
-}
-
-async function stop (server: Server) {
-  server.child.kill('SIGTERM')
-  return server.exited
-}
-
-const createPlant = (url: string, token: string, body: unknown) => fetch(`${url}/plants`, {
-  method: 'POST',
-  headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-  body: typeof body === 'string' ? body : JSON.stringify(body)
-})
+import { describe, test } from 'node:test'
+import { createPlant, eventually, newDatabase, run, serve, stop } from './executable.js'
 
 describe('the plantstore executable', () => {
   test('tokens create prints the token alone; serve keeps plants across a SIGTERM and restart', async () => {

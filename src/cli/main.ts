@@ -6,6 +6,7 @@ import { TokenNameTaken } from '../store/store.js'
 import { registerMigrate } from './migrate.js'
 import { registerServe } from './serve.js'
 import { registerTokens } from './tokens.js'
+import { registerWebhooks } from './webhooks.js'
 import { UsageError } from './usage-error.js'
 
 const program = new Command('plantstore')
@@ -14,6 +15,7 @@ const program = new Command('plantstore')
 registerServe(program)
 registerMigrate(program)
 registerTokens(program)
+registerWebhooks(program)
 
 /** Start-up and command failures: one line naming what is wrong, exit code 1. */
 function explain (error: unknown): string {

@@ -16,6 +16,10 @@ export function registerServe (program: Command) {
     .addOption(settingOption('logLevel', 'level', 'fatal, error, warn, info, debug, trace or silent'))
     .addOption(settingOption('bodyLimit', 'bytes', 'largest request body'))
     .addOption(settingOption('sqliteSynchronous', 'mode', 'SQLite synchronous pragma: FULL, EXTRA, NORMAL or OFF'))
+    .addOption(settingOption('webhookTimeout', 'duration', 'how long one webhook attempt may take'))
+    .addOption(settingOption('webhookConcurrency', 'n', 'webhook deliveries in flight per subscriber'))
+    .addOption(settingOption('webhookRetryBase', 'duration', 'wait before the first webhook retry; doubles after each'))
+    .addOption(settingOption('webhookGiveUpAfter', 'duration', 'give up an undelivered webhook this long after its event'))
     .action(async (raw: RawConfig) => {
       const config = loadConfig(raw)
       const app = await buildApp(config)

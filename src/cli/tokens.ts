@@ -1,20 +1,10 @@
 import type { Command } from 'commander'
-import { parseDatabaseUrl, SETTINGS } from '../config.js'
-import { openStore } from '../store/open-store.js'
 import { SCOPES } from '../store/store.js'
-import type { Scope, Store, TokenRecord } from '../store/store.js'
+import type { Scope, TokenRecord } from '../store/store.js'
 import { generateToken, hashToken, parseDuration } from '../tokens.js'
 import { databaseOption } from './options.js'
+import { printTable, withStore } from './store-access.js'
 import { UsageError } from './usage-error.js'
-
-async function withStore<T> (database: string | undefined, use: (store: Store) => Promise<T>): Promise<T> {
-  const store = await openStore(parseDatabaseUrl(database ?? SETTINGS.database[2]))
-  try {
-    return await use(store)
-  } finally {
-    await store.close()
-  }
-}
 
 function tokenState (token: TokenRecord, now = Date.now()): string {
   if (token.revokedAt !== null) return 'revoked'
@@ -76,11 +66,4 @@ export function registerTokens (program: Command) {
       if (revoked === undefined) throw new UsageError(`no token named or numbered ${nameOrId}`)
       process.stdout.write(`revoked token ${revoked.id} (${revoked.name})\n`)
     })
-}
-
-function printTable (header: string[], rows: string[][]) {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)))
-  for (const row of [header, ...rows]) {
-    process.stdout.write(`${row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()}\n`)
-  }
 }

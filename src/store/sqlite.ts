@@ -2,9 +2,15 @@ import Database from 'better-sqlite3'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { StorageUnavailable } from '../errors.js'
+import { newMessageId, newPlantJson } from '../webhooks/payload.js'
 import { migrateSqlite } from './sqlite-migrations.js'
+import { claimSql, toDelivery, toDeliveryReport } from './sqlite-webhooks.js'
+import type { DeliveryRow, DeliveryReportRow } from './sqlite-webhooks.js'
 import { TokenNameTaken } from './store.js'
-import type { CreateOutcome, NewToken, Plant, PlantQuery, Precondition, Scope, Store, TokenRecord, WriteOutcome } from './store.js'
+import type {
+  AttemptResult, CreateOutcome, DeliveryClaim, NewToken, Plant, PlantQuery, Precondition, Scope, Store, Subscription,
+  TokenRecord, WriteOutcome
+} from './store.js'
 
 interface PlantRow { id: bigint, name: string, tag: string | null }
 interface TokenRow {
@@ -33,6 +39,12 @@ const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN|READONLY|PROTOCOL)
 
 function toPlant (row: PlantRow): Plant {
   return row.tag === null ? { id: row.id, name: row.name } : { id: row.id, name: row.name, tag: row.tag }
+}
+
+interface SubscriptionRow { id: bigint, url: string, secret: string, created_at: bigint }
+
+function toSubscription (row: SubscriptionRow): Subscription {
+  return { id: Number(row.id), url: row.url, secret: row.secret, createdAt: new Date(Number(row.created_at)) }
 }
 
 function toToken (row: TokenRow): TokenRecord & { hash: Buffer } {
@@ -78,9 +90,17 @@ class SqliteStore implements Store {
     this.#selectPlant = db.prepare('SELECT id, name, tag FROM plants WHERE id = ?')
     this.#selectTokenByHash = db.prepare('SELECT * FROM tokens WHERE hash = ?')
     this.#insertToken = db.prepare('INSERT INTO tokens (name, hash, scopes, created_at, expires_at) VALUES (?, ?, ?, ?, ?) RETURNING *')
+    // The outbox: one delivery per current subscriber, in the plant's own transaction.
+    const enqueueDeliveries = db.prepare(`INSERT INTO webhook_deliveries
+      (message_id, subscription_id, plant_id, payload, created_at, next_attempt_at)
+      SELECT ?, id, ?, ?, ?, ? FROM webhook_subscriptions WHERE removed_at IS NULL`)
     const create = db.transaction((plant: Plant): CreateOutcome => {
-      const { changes } = this.#insertPlant.run(plant.id, plant.name, plant.tag ?? null, Date.now())
-      if (changes === 1) return { kind: 'created', plant }
+      const now = Date.now()
+      const { changes } = this.#insertPlant.run(plant.id, plant.name, plant.tag ?? null, now)
+      if (changes === 1) {
+        enqueueDeliveries.run(newMessageId(), plant.id, newPlantJson(plant), now, now)
+        return { kind: 'created', plant }
+      }
       const stored = toPlant(this.#selectPlant.get(plant.id)!)
       const same = stored.name === plant.name && stored.tag === plant.tag
       return { kind: same ? 'replayed' : 'conflict', plant: stored }
@@ -176,6 +196,49 @@ class SqliteStore implements Store {
         .get(Date.now(), nameOrId, nameOrId, nameOrId) as TokenRow | undefined
       return row === undefined ? undefined : toToken(row)
     })
+  }
+
+  async addSubscription (url: string, secret: string) {
+    return guard(() => toSubscription(this.#db.prepare(
+      'INSERT INTO webhook_subscriptions (url, secret, created_at) VALUES (?, ?, ?) RETURNING *'
+    ).get(url, secret, Date.now()) as SubscriptionRow))
+  }
+
+  async listSubscriptions () {
+    return guard(() => (this.#db.prepare('SELECT * FROM webhook_subscriptions WHERE removed_at IS NULL ORDER BY id')
+      .all() as SubscriptionRow[]).map(toSubscription))
+  }
+
+  async removeSubscription (id: number) {
+    const remove = this.#db.transaction(() => {
+      const now = Date.now()
+      const { changes } = this.#db.prepare('UPDATE webhook_subscriptions SET removed_at = ? WHERE id = ? AND removed_at IS NULL').run(now, id)
+      this.#db.prepare(`UPDATE webhook_deliveries SET failed_at = ?, last_error = 'subscription removed'
+        WHERE subscription_id = ? AND delivered_at IS NULL AND failed_at IS NULL`).run(now, id)
+      return changes === 1
+    })
+    return guard(() => remove.immediate())
+  }
+
+  async claimDeliveries ({ now, leaseMs, perSubscription, max }: DeliveryClaim) {
+    const at = now.getTime()
+    return guard(() => (this.#db.prepare(claimSql).all({ now: at, lease: at + leaseMs, perSubscription, max }) as DeliveryRow[])
+      .map(toDelivery))
+  }
+
+  async recordAttempt (deliveryId: number, { delivered, status, error, nextAttemptAt }: AttemptResult) {
+    const now = Date.now()
+    guard(() => this.#db.prepare(`UPDATE webhook_deliveries SET attempts = attempts + 1, locked_until = NULL,
+      last_status = ?, last_error = ?, last_attempt_at = ?, delivered_at = ?, failed_at = ?,
+      next_attempt_at = coalesce(?, next_attempt_at) WHERE id = ?`).run(
+      status, error, now, delivered ? now : null, !delivered && nextAttemptAt === null ? now : null,
+      nextAttemptAt?.getTime() ?? null, deliveryId))
+  }
+
+  async listDeliveries (limit: number) {
+    return guard(() => (this.#db.prepare(`SELECT d.*, s.url FROM webhook_deliveries d
+      JOIN webhook_subscriptions s ON s.id = d.subscription_id ORDER BY d.id DESC LIMIT ?`)
+      .all(limit) as DeliveryReportRow[]).map(toDeliveryReport))
   }
 
   async ping () {

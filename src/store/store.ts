@@ -50,7 +50,10 @@ export interface NewToken {
  * never leave an implementation except as StorageUnavailable (see errors.ts) or a domain outcome.
  */
 export interface Store {
-  /** Inserts the plant unless its id exists; the database, not a read-then-write, decides. */
+  /**
+   * Inserts the plant unless its id exists; the database, not a read-then-write, decides. A created
+   * plant's webhook deliveries (payload NewPlant JSON) are written in the same transaction.
+   */
   createPlant (plant: Plant): Promise<CreateOutcome>
   /** Plants in id order. */
   listPlants (query: PlantQuery): Promise<Plant[]>
@@ -69,9 +72,70 @@ export interface Store {
   /** Revokes by name or numeric id; answers the revoked token, or undefined when none matched. */
   revokeToken (nameOrId: string): Promise<TokenRecord | undefined>
 
+  addSubscription (url: string, secret: string): Promise<Subscription>
+  listSubscriptions (): Promise<Subscription[]>
+  /** Removes a subscriber; its pending deliveries are given up. Answers whether it existed. */
+  removeSubscription (id: number): Promise<boolean>
+  /** Claims due deliveries for this dispatcher (see DeliveryClaim). */
+  claimDeliveries (claim: DeliveryClaim): Promise<Delivery[]>
+  recordAttempt (deliveryId: number, result: AttemptResult): Promise<void>
+  /** The most recent deliveries, newest first. */
+  listDeliveries (limit: number): Promise<DeliveryReport[]>
+
   /** Throws StorageUnavailable when the database cannot answer. */
   ping (): Promise<void>
   close (): Promise<void>
+}
+
+export interface Subscription {
+  id: number
+  url: string
+  /** `whsec_…`: signs every delivery to this subscriber. */
+  secret: string
+  createdAt: Date
+}
+
+/** One delivery of one event to one subscriber, as a dispatcher claims it. */
+export interface Delivery {
+  id: number
+  messageId: string
+  subscriptionId: number
+  url: string
+  secret: string
+  /** The NewPlant JSON, exactly as it is sent. */
+  payload: string
+  attempts: number
+  createdAt: Date
+}
+
+export interface DeliveryClaim {
+  now: Date
+  /** How long a claimed delivery is ours before another dispatcher may take it. */
+  leaseMs: number
+  /** At most this many deliveries in flight per subscriber, across every dispatcher. */
+  perSubscription: number
+  max: number
+}
+
+/** What an attempt came to: delivered, or not (with when to try again, or null to give up). */
+export interface AttemptResult {
+  delivered: boolean
+  status: number | null
+  error: string | null
+  nextAttemptAt: Date | null
+}
+
+export interface DeliveryReport {
+  id: number
+  messageId: string
+  plantId: bigint
+  url: string
+  state: 'pending' | 'delivered' | 'failed'
+  attempts: number
+  lastStatus: number | null
+  lastError: string | null
+  lastAttemptAt: Date | null
+  nextAttemptAt: Date | null
 }
 
 export class TokenNameTaken extends Error {

@@ -1,0 +1,72 @@
+import type { Command } from 'commander'
+import { generateSecret } from '../webhooks/signature.js'
+import { databaseOption } from './options.js'
+import { printTable, withStore } from './store-access.js'
+import { UsageError } from './usage-error.js'
+
+/** Only absolute http(s) URLs can receive deliveries. */
+function checkUrl (text: string): string {
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    throw new UsageError(`invalid webhook URL ${text}: expected an absolute http:// or https:// URL`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(`invalid webhook URL ${text}: only http:// and https:// URLs can receive webhooks`)
+  }
+  return url.href
+}
+
+const json = (value: unknown): void => { process.stdout.write(`${JSON.stringify(value, (_k, v) => typeof v === 'bigint' ? v.toString() : v)}\n`) }
+
+export function registerWebhooks (program: Command) {
+  const webhooks = program.command('webhooks').description('manage subscribers of the newPlant webhook')
+
+  webhooks.command('add')
+    .description('subscribe a URL to new plants; prints its id and signing secret')
+    .argument('<url>')
+    .option('--json', 'print one JSON object {"id", "url", "secret"}')
+    .addOption(databaseOption())
+    .action(async (url: string, options: { json?: boolean, database?: string }) => {
+      const subscription = await withStore(options.database, (store) => store.addSubscription(checkUrl(url), generateSecret()))
+      if (options.json === true) return json({ id: subscription.id, url: subscription.url, secret: subscription.secret })
+      process.stdout.write(`subscription ${subscription.id}: ${subscription.url}\nsigning secret: ${subscription.secret}\n`)
+    })
+
+  webhooks.command('list')
+    .description('list subscribers')
+    .option('--json', 'one JSON array')
+    .addOption(databaseOption())
+    .action(async (options: { json?: boolean, database?: string }) => {
+      const list = await withStore(options.database, (store) => store.listSubscriptions())
+      if (options.json === true) return json(list.map(({ id, url, createdAt }) => ({ id, url, createdAt })))
+      printTable(['ID', 'URL', 'CREATED'], list.map((s) => [String(s.id), s.url, s.createdAt.toISOString()]))
+    })
+
+  webhooks.command('remove')
+    .description('unsubscribe; its undelivered events are given up')
+    .argument('<id>')
+    .addOption(databaseOption())
+    .action(async (id: string, options: { database?: string }) => {
+      const removed = /^\d+$/.test(id) && await withStore(options.database, (store) => store.removeSubscription(Number(id)))
+      if (!removed) throw new UsageError(`no webhook subscription ${id}`)
+      process.stdout.write(`removed subscription ${id}\n`)
+    })
+
+  webhooks.command('deliveries')
+    .description('recent delivery attempts, newest first')
+    .option('--json', 'one JSON array')
+    .option('--limit <n>', 'how many (default 50)', '50')
+    .addOption(databaseOption())
+    .action(async (options: { json?: boolean, limit: string, database?: string }) => {
+      const limit = Number(options.limit)
+      if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`invalid --limit ${options.limit}: expected a positive integer`)
+      const list = await withStore(options.database, (store) => store.listDeliveries(limit))
+      if (options.json === true) return json(list)
+      printTable(['ID', 'PLANT', 'URL', 'STATE', 'ATTEMPTS', 'LAST STATUS', 'LAST ERROR', 'NEXT TRY'], list.map((d) => [
+        String(d.id), String(d.plantId), d.url, d.state, String(d.attempts), String(d.lastStatus ?? '-'),
+        d.lastError ?? '-', d.nextAttemptAt?.toISOString() ?? '-'
+      ]))
+    })
+}

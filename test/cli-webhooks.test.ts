@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { Webhook } from 'standardwebhooks'
+import { createPlant, newDatabase, run, serve } from './executable.js'
+import { freePort, startReceiver, waitFor } from './receiver.js'
+
+const fast = ['--webhook-retry-base', '100ms', '--webhook-timeout', '1s']
+
+describe('webhooks from the command line', () => {
+  test('add --json, list, deliveries --json, remove; only http(s) URLs', async () => {
+    const database = newDatabase()
+    const added = await run(['webhooks', 'add', 'http://127.0.0.1:9/hook', '--json', '--database', database])
+    assert.equal(added.code, 0, added.stderr)
+    const subscription = JSON.parse(added.stdout)
+    assert.deepEqual(Object.keys(subscription).sort(), ['id', 'secret', 'url'])
+    assert.match(subscription.secret, /^whsec_[A-Za-z0-9+/]{43}=$/)
+    const list = JSON.parse((await run(['webhooks', 'list', '--json', '--database', database])).stdout)
+    assert.deepEqual(list.map((s: { url: string }) => s.url), ['http://127.0.0.1:9/hook'])
+    assert.equal(JSON.stringify(list).includes('whsec_'), false, 'list never shows secrets')
+    assert.deepEqual(JSON.parse((await run(['webhooks', 'deliveries', '--json', '--database', database])).stdout), [])
+    assert.equal((await run(['webhooks', 'remove', String(subscription.id), '--database', database])).code, 0)
+    assert.deepEqual(JSON.parse((await run(['webhooks', 'list', '--json', '--database', database])).stdout), [])
+    for (const bad of ['ftp://example.test/x', 'not a url', 'file:///etc/passwd']) {
+      const refused = await run(['webhooks', 'add', bad, '--database', database])
+      assert.equal(refused.code, 1)
+      assert.match(refused.stderr, /^plantstore: invalid webhook URL/)
+    }
+    assert.equal((await run(['webhooks', 'remove', '999', '--database', database])).code, 1)
+  })
+
+  test('a plant acknowledged just before a SIGKILL is delivered after the restart', async (t) => {
+    const database = newDatabase()
+    const port = await freePort()
+    const { secret } = JSON.parse((await run(['webhooks', 'add', `http://127.0.0.1:${port}/hook`, '--json', '--database', database])).stdout)
+    const token = (await run(['tokens', 'create', '--name', 'crash', '--database', database])).stdout.trim()
+
+    // The subscriber is down: the first attempts fail, the event waits in the outbox.
+    const first = await serve(database, fast)
+    const res = await createPlant(first.url, token, '{"id": 9007199254740993, "name": "Survivor"}')
+    assert.equal(res.status, 200)
+    first.child.kill('SIGKILL')
+    assert.equal(await first.exited, null, 'killed, not exited')
+
+    const receiver = await startReceiver(() => 200, port)
+    t.after(() => receiver.close())
+    const second = await serve(database, fast)
+    t.after(() => second.child.kill('SIGKILL'))
+    await waitFor(() => receiver.received.length >= 1, 20_000, 'the delivery after the restart')
+    const [request] = receiver.received
+    assert.equal(request!.body, '{"id":9007199254740993,"name":"Survivor"}')
+    assert.ok(new Webhook(secret).verify(request!.body, request!.headers as Record<string, string>))
+
+    await waitFor(async () => {
+      const [delivery] = JSON.parse((await run(['webhooks', 'deliveries', '--json', '--database', database])).stdout)
+      return delivery?.state === 'delivered'
+    }, 5000, 'the delivery to be recorded')
+    const table = await run(['webhooks', 'deliveries', '--database', database])
+    assert.match(table.stdout, /9007199254740993\s+http:\/\/127\.0\.0\.1:\d+\/hook\s+delivered/)
+  })
+})
