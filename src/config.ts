@@ -3,7 +3,7 @@ import { parseDuration } from './tokens.js'
 
 export type DatabaseUrl =
   | { kind: 'sqlite', path: string, synchronous: SqliteSynchronous }
-  | { kind: 'postgres', url: string }
+  | { kind: 'postgres', url: string, poolSize: number }
 
 export interface Config {
   readonly host: string
@@ -12,6 +12,8 @@ export interface Config {
   readonly logLevel: LogLevel
   /** Largest accepted request body, in bytes. */
   readonly bodyLimit: number
+  /** Processes `serve` runs (node:cluster); 1 serves from this process. */
+  readonly workers: number
   readonly webhooks: {
     readonly timeoutMs: number
     readonly perSubscription: number
@@ -36,6 +38,8 @@ export interface RawConfig {
   webhookConcurrency?: string
   webhookRetryBase?: string
   webhookGiveUpAfter?: string
+  databasePoolSize?: string
+  workers?: string
 }
 
 /** The flag and environment twin of each setting, for error lines and --help. */
@@ -43,12 +47,14 @@ export const SETTINGS = {
   host: ['--host', 'PLANTSTORE_HOST', '127.0.0.1'],
   port: ['--port', 'PLANTSTORE_PORT', '8080'],
   database: ['--database', 'PLANTSTORE_DATABASE_URL', 'sqlite:./data/plantstore.db'],
+  databasePoolSize: ['--database-pool-size', 'PLANTSTORE_DATABASE_POOL_SIZE', '10'],
   logLevel: ['--log-level', 'PLANTSTORE_LOG_LEVEL', 'info'],
   bodyLimit: ['--body-limit', 'PLANTSTORE_BODY_LIMIT', '65536'],
   sqliteSynchronous: ['--sqlite-synchronous', 'PLANTSTORE_SQLITE_SYNCHRONOUS', 'FULL'],
   webhookTimeout: ['--webhook-timeout', 'PLANTSTORE_WEBHOOK_TIMEOUT', '10s'],
   webhookConcurrency: ['--webhook-concurrency', 'PLANTSTORE_WEBHOOK_CONCURRENCY', '4'],
   webhookRetryBase: ['--webhook-retry-base', 'PLANTSTORE_WEBHOOK_RETRY_BASE', '2s'],
+  workers: ['--workers', 'PLANTSTORE_WORKERS', '1'],
   webhookGiveUpAfter: ['--webhook-give-up-after', 'PLANTSTORE_WEBHOOK_GIVE_UP_AFTER', '3d']
 } as const satisfies Record<keyof RawConfig, readonly [string, string, string]>
 
@@ -72,12 +78,14 @@ function duration (setting: keyof RawConfig, value: string): number {
   return ms
 }
 
-export function parseDatabaseUrl (value: string, synchronous: SqliteSynchronous = 'FULL'): DatabaseUrl {
+export function parseDatabaseUrl (value: string, { synchronous = 'FULL', poolSize = 10 }: {
+  synchronous?: SqliteSynchronous, poolSize?: number
+} = {}): DatabaseUrl {
   if (value === 'sqlite::memory:') return { kind: 'sqlite', path: ':memory:', synchronous }
   if (value.startsWith('sqlite:') && value.length > 'sqlite:'.length) {
     return { kind: 'sqlite', path: value.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, ''), synchronous }
   }
-  if (/^postgres(ql)?:\/\//.test(value)) return { kind: 'postgres', url: value }
+  if (/^postgres(ql)?:\/\//.test(value)) return { kind: 'postgres', url: value, poolSize }
   throw new ConfigError('database', value, 'expected sqlite:PATH, sqlite::memory: or postgres://…')
 }
 
@@ -97,9 +105,13 @@ export function loadConfig (raw: RawConfig = {}): Config {
   return Object.freeze({
     host,
     port: integer('port', value('port'), 0, 65535),
-    database: parseDatabaseUrl(value('database'), synchronous as SqliteSynchronous),
+    database: parseDatabaseUrl(value('database'), {
+      synchronous: synchronous as SqliteSynchronous,
+      poolSize: integer('databasePoolSize', value('databasePoolSize'), 1, 1000)
+    }),
     logLevel: logLevel as LogLevel,
     bodyLimit: integer('bodyLimit', value('bodyLimit'), 1024, 64 * 1024 * 1024),
+    workers: integer('workers', value('workers'), 1, 64),
     webhooks: Object.freeze({
       timeoutMs: duration('webhookTimeout', value('webhookTimeout')),
       perSubscription: integer('webhookConcurrency', value('webhookConcurrency'), 1, 256),

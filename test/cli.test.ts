@@ -57,6 +57,17 @@ describe('the plantstore executable', () => {
     await stop(server)
   })
 
+  test('serve --workers 2 runs two processes on one port, and SIGTERM stops them all with exit 0', async () => {
+    const database = newDatabase()
+    const token = (await run(['tokens', 'create', '--name', 'workers', '--database', database])).stdout.trim()
+    const server = await serve(database, ['--workers', '2'])
+    await eventually(() => (server.stdout().match(/Server listening at/g) ?? []).length === 2)
+    for (let id = 1; id <= 40; id++) assert.equal((await createPlant(server.url, token, { id, name: 'x' })).status, 200)
+    const pids = new Set([...server.stdout().matchAll(/"pid":(\d+)[^\n]*"msg":"request completed"/g)].map((m) => m[1]))
+    assert.equal(pids.size, 2, 'both workers answered requests')
+    assert.equal(await stop(server), 0)
+  })
+
   test('settings come from PLANTSTORE_* variables too', async () => {
     const database = newDatabase()
     const viaEnv = await run(['tokens', 'create', '--name', 'env'], { PLANTSTORE_DATABASE_URL: database })

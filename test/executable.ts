@@ -33,7 +33,9 @@ export async function eventually (check: () => boolean) {
   for (let i = 0; i < 100 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 20))
 }
 
-export interface Server { child: ChildProcessWithoutNullStreams, url: string, stderr: () => string, exited: Promise<number | null> }
+export interface Server {
+  child: ChildProcessWithoutNullStreams, url: string, stdout: () => string, stderr: () => string, exited: Promise<number | null>
+}
 
 /** Starts `plantstore serve` on a free port and waits for its "listening" log line. */
 export function serve (database: string, extra: string[] = []): Promise<Server> {
@@ -50,7 +52,7 @@ export function serve (database: string, extra: string[] = []): Promise<Server> 
     child.stdout.on('data', (chunk) => {
       stdout += chunk
       const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)
-      if (match !== null) resolve({ child, url: match[1]!, stderr: () => stderr, exited })
+      if (match !== null) resolve({ child, url: match[1]!, stdout: () => stdout, stderr: () => stderr, exited })
     })
     exited.then((code) => reject(new Error(`serve exited ${code}: ${stderr}`)))
   })

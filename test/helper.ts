@@ -3,18 +3,19 @@ import { buildApp } from '../src/app.js'
 import type { BuildOptions } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import type { RawConfig } from '../src/config.js'
+import { freshDatabase } from './databases.js'
 import { SCOPES } from '../src/store/store.js'
 import type { Scope } from '../src/store/store.js'
 import { generateToken, hashToken } from '../src/tokens.js'
 
 export type App = Awaited<ReturnType<typeof buildApp>>
 
-/** The databases every store and route test runs on: SQLite always. */
-export const DATABASES: Record<string, string> = { sqlite: 'sqlite::memory:' }
+export { DATABASES, freshDatabase } from './databases.js'
 
-/** The real app on a real (in-memory) SQLite database, closed when the test ends. */
+/** The real app on a real database (in-memory SQLite unless `raw.database` names another), closed when the test ends. */
 export async function build (t: TestContext, raw: RawConfig = {}, options: BuildOptions = {}): Promise<App> {
-  const app = await buildApp(loadConfig({ database: 'sqlite::memory:', logLevel: 'silent', ...raw }), options)
+  const database = await freshDatabase(raw.database ?? 'sqlite::memory:')
+  const app = await buildApp(loadConfig({ logLevel: 'silent', ...raw, database }), options)
   t.after(() => app.close())
   return app
 }

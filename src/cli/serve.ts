@@ -1,3 +1,4 @@
+import cluster from 'node:cluster'
 import type { Command } from 'commander'
 import { buildApp } from '../app.js'
 import { loadConfig } from '../config.js'
@@ -5,6 +6,7 @@ import type { RawConfig } from '../config.js'
 import { listen } from '../server.js'
 import { generateToken, hashToken } from '../tokens.js'
 import { SCOPES } from '../store/store.js'
+import { runPrimary } from './cluster.js'
 import { settingOption, databaseOption } from './options.js'
 
 export function registerServe (program: Command) {
@@ -13,6 +15,7 @@ export function registerServe (program: Command) {
     .addOption(settingOption('host', 'host', 'address to listen on'))
     .addOption(settingOption('port', 'port', 'port to listen on'))
     .addOption(databaseOption())
+    .addOption(settingOption('databasePoolSize', 'n', 'PostgreSQL connections per process'))
     .addOption(settingOption('logLevel', 'level', 'fatal, error, warn, info, debug, trace or silent'))
     .addOption(settingOption('bodyLimit', 'bytes', 'largest request body'))
     .addOption(settingOption('sqliteSynchronous', 'mode', 'SQLite synchronous pragma: FULL, EXTRA, NORMAL or OFF'))
@@ -20,8 +23,10 @@ export function registerServe (program: Command) {
     .addOption(settingOption('webhookConcurrency', 'n', 'webhook deliveries in flight per subscriber'))
     .addOption(settingOption('webhookRetryBase', 'duration', 'wait before the first webhook retry; doubles after each'))
     .addOption(settingOption('webhookGiveUpAfter', 'duration', 'give up an undelivered webhook this long after its event'))
+    .addOption(settingOption('workers', 'n', 'processes sharing the port (node:cluster)'))
     .action(async (raw: RawConfig) => {
       const config = loadConfig(raw)
+      if (config.workers > 1 && cluster.isPrimary) return runPrimary(config.workers)
       const app = await buildApp(config)
       // Created before listening, so no request can find a store without tokens; printed after, with the real port.
       const firstToken = generateToken()

@@ -1,4 +1,5 @@
 import type { DatabaseUrl } from '../config.js'
+import { openPostgres } from './postgres.js'
 import { openSqlite } from './sqlite.js'
 import type { Store } from './store.js'
 
@@ -6,13 +7,13 @@ import type { Store } from './store.js'
 export class StoreOpenError extends Error {}
 
 /** Opens and migrates the store a database URL names. */
-export async function openStore (database: DatabaseUrl): Promise<Store> {
+export async function openStore (database: DatabaseUrl, options: { onPoolError?: (error: Error) => void } = {}): Promise<Store> {
   try {
     switch (database.kind) {
       case 'sqlite':
         return openSqlite({ path: database.path, synchronous: database.synchronous })
       case 'postgres':
-        throw new Error('PostgreSQL is not supported by this build yet; use sqlite:PATH')
+        return await openPostgres({ url: database.url, poolSize: database.poolSize, onPoolError: options.onPoolError })
     }
   } catch (error) {
     throw new StoreOpenError(`cannot open the database (--database, PLANTSTORE_DATABASE_URL): ${(error as Error).message}`)

@@ -1,5 +1,3 @@
-import type { Delivery, DeliveryReport } from './store.js'
-
 /**
  * Claims due deliveries in one statement (SQLite runs it under its write lock, so two dispatchers never
  * claim one row). A subscriber's deliveries still leased count against its concurrency, so that at most
@@ -21,59 +19,3 @@ WHERE id IN (SELECT id FROM ranked WHERE slot <= :perSubscription ORDER BY id LI
 RETURNING id, message_id, subscription_id, payload, attempts, created_at,
   (SELECT url FROM webhook_subscriptions s WHERE s.id = subscription_id) AS url,
   (SELECT secret FROM webhook_subscriptions s WHERE s.id = subscription_id) AS secret`
-
-export interface DeliveryRow {
-  id: bigint,
-  message_id: string,
-  subscription_id: bigint,
-  payload: string,
-  attempts: bigint,
-  created_at: bigint,
-  url: string,
-  secret: string
-}
-
-export function toDelivery (row: DeliveryRow): Delivery {
-  return {
-    id: Number(row.id),
-    messageId: row.message_id,
-    subscriptionId: Number(row.subscription_id),
-    url: row.url,
-    secret: row.secret,
-    payload: row.payload,
-    attempts: Number(row.attempts),
-    createdAt: new Date(Number(row.created_at))
-  }
-}
-
-export interface DeliveryReportRow {
-  id: bigint,
-  message_id: string,
-  plant_id: bigint,
-  url: string,
-  attempts: bigint,
-  last_status: bigint | null,
-  last_error: string | null,
-  last_attempt_at: bigint | null,
-  next_attempt_at: bigint,
-  delivered_at: bigint | null,
-  failed_at: bigint | null
-}
-
-const date = (ms: bigint | null) => (ms === null ? null : new Date(Number(ms)))
-
-export function toDeliveryReport (row: DeliveryReportRow): DeliveryReport {
-  const state = row.delivered_at !== null ? 'delivered' : row.failed_at !== null ? 'failed' : 'pending'
-  return {
-    id: Number(row.id),
-    messageId: row.message_id,
-    plantId: row.plant_id,
-    url: row.url,
-    state,
-    attempts: Number(row.attempts),
-    lastStatus: row.last_status === null ? null : Number(row.last_status),
-    lastError: row.last_error,
-    lastAttemptAt: date(row.last_attempt_at),
-    nextAttemptAt: state === 'pending' ? date(row.next_attempt_at) : null
-  }
-}

@@ -4,24 +4,13 @@ import { dirname } from 'node:path'
 import { StorageUnavailable } from '../errors.js'
 import { newMessageId, newPlantJson } from '../webhooks/payload.js'
 import { migrateSqlite } from './sqlite-migrations.js'
-import { claimSql, toDelivery, toDeliveryReport } from './sqlite-webhooks.js'
-import type { DeliveryRow, DeliveryReportRow } from './sqlite-webhooks.js'
-import { TokenNameTaken } from './store.js'
+import { toDelivery, toDeliveryReport, toPlant, toSubscription, toToken } from './rows.js'
+import type { DeliveryReportRow, DeliveryRow, PlantRow, SubscriptionRow, TokenRow } from './rows.js'
+import { claimSql } from './sqlite-webhooks.js'
+import { keysetStart, TokenNameTaken } from './store.js'
 import type {
-  AttemptResult, CreateOutcome, DeliveryClaim, NewToken, Plant, PlantQuery, Precondition, Scope, Store, Subscription,
-  TokenRecord, WriteOutcome
+  AttemptResult, CreateOutcome, DeliveryClaim, NewToken, Plant, PlantQuery, Precondition, Store, WriteOutcome
 } from './store.js'
-
-interface PlantRow { id: bigint, name: string, tag: string | null }
-interface TokenRow {
-  id: bigint,
-  name: string,
-  hash: Buffer,
-  scopes: string,
-  created_at: bigint,
-  expires_at: bigint | null,
-  revoked_at: bigint | null
-}
 
 export type SqliteSynchronous = 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA'
 
@@ -32,33 +21,8 @@ export interface SqliteOptions {
   synchronous?: SqliteSynchronous
 }
 
-const INT64_MAX = 2n ** 63n - 1n
-
 // Codes that mean "the database cannot serve now", not "the request is wrong": answered with 503.
 const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN|READONLY|PROTOCOL)/
-
-function toPlant (row: PlantRow): Plant {
-  return row.tag === null ? { id: row.id, name: row.name } : { id: row.id, name: row.name, tag: row.tag }
-}
-
-interface SubscriptionRow { id: bigint, url: string, secret: string, created_at: bigint }
-
-function toSubscription (row: SubscriptionRow): Subscription {
-  return { id: Number(row.id), url: row.url, secret: row.secret, createdAt: new Date(Number(row.created_at)) }
-}
-
-function toToken (row: TokenRow): TokenRecord & { hash: Buffer } {
-  const date = (ms: bigint | null) => (ms === null ? null : new Date(Number(ms)))
-  return {
-    id: Number(row.id),
-    name: row.name,
-    hash: row.hash,
-    scopes: row.scopes.split(' ') as Scope[],
-    createdAt: new Date(Number(row.created_at)),
-    expiresAt: date(row.expires_at),
-    revokedAt: date(row.revoked_at)
-  }
-}
 
 /** Opens (creating if need be) and migrates an SQLite store. Throws with the driver's reason. */
 export function openSqlite (options: SqliteOptions): Store {
@@ -133,9 +97,8 @@ class SqliteStore implements Store {
   }
 
   async listPlants ({ limit, after, tag }: PlantQuery) {
-    // `id >= from` rather than `id > after`, so that "no cursor" is the smallest int64 and binds as one.
-    if (after === INT64_MAX) return []
-    const from = after === undefined ? -INT64_MAX - 1n : after + 1n
+    const from = keysetStart(after)
+    if (from === undefined) return []
     return guard(() => (tag === undefined
       ? this.#listPlants.all(from, BigInt(limit))
       : this.#listPlantsByTag.all(tag, from, BigInt(limit))).map(toPlant))

@@ -26,6 +26,18 @@ export interface PlantQuery {
   tag?: string
 }
 
+const INT64_MIN = -(2n ** 63n)
+const INT64_MAX = 2n ** 63n - 1n
+
+/**
+ * Keyset pagination as `id >= start`: the smallest id after the cursor (the smallest int64 without one),
+ * or undefined when no id can follow it.
+ */
+export function keysetStart (after: bigint | undefined): bigint | undefined {
+  if (after === undefined) return INT64_MIN
+  return after === INT64_MAX ? undefined : after + 1n
+}
+
 export const SCOPES = ['plants:read', 'plants:write'] as const
 export type Scope = typeof SCOPES[number]
 

@@ -3,14 +3,14 @@ import { describe, test } from 'node:test'
 import { parseDatabaseUrl } from '../../src/config.js'
 import { openStore } from '../../src/store/open-store.js'
 import { TokenNameTaken } from '../../src/store/store.js'
-import { DATABASES } from '../helper.js'
+import { DATABASES, freshDatabase } from '../helper.js'
 
 const hash = (n: number) => Buffer.alloc(32, n)
 
 for (const [db, url] of Object.entries(DATABASES)) {
   describe(`the ${db} store`, () => {
     const open = async (t: { after: (fn: () => Promise<void>) => void }) => {
-      const store = await openStore(parseDatabaseUrl(url))
+      const store = await openStore(parseDatabaseUrl(await freshDatabase(url)))
       t.after(() => store.close())
       return store
     }

@@ -1,0 +1,93 @@
+import type { Delivery, DeliveryReport, Plant, Scope, Subscription, TokenRecord } from './store.js'
+
+// Rows as both drivers give them: integers as bigint (better-sqlite3's safeIntegers, pg's int8 parser
+// set in postgres.ts), times as Unix milliseconds. Each API shape is mapped from its row here only.
+
+const date = (ms: bigint | null) => (ms === null ? null : new Date(Number(ms)))
+
+export interface PlantRow { id: bigint, name: string, tag: string | null }
+export interface TokenRow {
+  id: bigint,
+  name: string,
+  hash: Buffer,
+  scopes: string,
+  created_at: bigint,
+  expires_at: bigint | null,
+  revoked_at: bigint | null
+}
+
+export function toPlant (row: PlantRow): Plant {
+  return row.tag === null ? { id: row.id, name: row.name } : { id: row.id, name: row.name, tag: row.tag }
+}
+
+export interface SubscriptionRow { id: bigint, url: string, secret: string, created_at: bigint }
+
+export function toSubscription (row: SubscriptionRow): Subscription {
+  return { id: Number(row.id), url: row.url, secret: row.secret, createdAt: new Date(Number(row.created_at)) }
+}
+
+export function toToken (row: TokenRow): TokenRecord & { hash: Buffer } {
+  return {
+    id: Number(row.id),
+    name: row.name,
+    hash: row.hash,
+    scopes: row.scopes.split(' ') as Scope[],
+    createdAt: new Date(Number(row.created_at)),
+    expiresAt: date(row.expires_at),
+    revokedAt: date(row.revoked_at)
+  }
+}
+
+export interface DeliveryRow {
+  id: bigint,
+  message_id: string,
+  subscription_id: bigint,
+  payload: string,
+  attempts: bigint,
+  created_at: bigint,
+  url: string,
+  secret: string
+}
+
+export function toDelivery (row: DeliveryRow): Delivery {
+  return {
+    id: Number(row.id),
+    messageId: row.message_id,
+    subscriptionId: Number(row.subscription_id),
+    url: row.url,
+    secret: row.secret,
+    payload: row.payload,
+    attempts: Number(row.attempts),
+    createdAt: new Date(Number(row.created_at))
+  }
+}
+
+export interface DeliveryReportRow {
+  id: bigint,
+  message_id: string,
+  plant_id: bigint,
+  url: string,
+  attempts: bigint,
+  last_status: bigint | null,
+  last_error: string | null,
+  last_attempt_at: bigint | null,
+  next_attempt_at: bigint,
+  delivered_at: bigint | null,
+  failed_at: bigint | null
+}
+
+export function toDeliveryReport (row: DeliveryReportRow): DeliveryReport {
+  const state = row.delivered_at !== null ? 'delivered' : row.failed_at !== null ? 'failed' : 'pending'
+  return {
+    id: Number(row.id),
+    messageId: row.message_id,
+    plantId: row.plant_id,
+    url: row.url,
+    state,
+    attempts: Number(row.attempts),
+    lastStatus: row.last_status === null ? null : Number(row.last_status),
+    lastError: row.last_error,
+    lastAttemptAt: date(row.last_attempt_at),
+    nextAttemptAt: state === 'pending' ? date(row.next_attempt_at) : null
+  }
+}

@@ -1,0 +1,31 @@
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+
+const postgresUrl = process.env.PLANTSTORE_TEST_POSTGRES_URL
+const FRESH_POSTGRES = 'postgres:fresh'
+
+/**
+ * The databases every store and route test runs on: SQLite always, PostgreSQL whenever
+ * PLANTSTORE_TEST_POSTGRES_URL is set (CI sets it). Values are resolved by freshDatabase.
+ */
+export const DATABASES: Record<string, string> = {
+  sqlite: 'sqlite::memory:',
+  ...(postgresUrl !== undefined && { postgres: FRESH_POSTGRES })
+}
+
+/** A database URL of its own for one test: PostgreSQL gets a new empty schema on the test server. */
+export async function freshDatabase (url: string): Promise<string> {
+  if (url !== FRESH_POSTGRES) return url
+  if (postgresUrl === undefined) throw new Error('PLANTSTORE_TEST_POSTGRES_URL is not set')
+  const schema = `test_${randomBytes(6).toString('hex')}`
+  const client = new pg.Client({ connectionString: postgresUrl })
+  await client.connect()
+  try {
+    await client.query(`CREATE SCHEMA ${schema}`)
+  } finally {
+    await client.end()
+  }
+  const fresh = new URL(postgresUrl)
+  fresh.searchParams.set('options', `-c search_path=${schema}`)
+  return fresh.href
+}
