@@ -73,9 +73,9 @@ describe('two plantstore instances on one PostgreSQL database', { skip }, () => 
     const statuses = new Map<number, number>()
     let retryAfterSeen = false
     let next = 0
-    let loading = true
+    const load = { running: true }
     const client = async () => {
-      while (loading) {
+      while (load.running) {
         const id = next++
         const res = await createPlant(server.url, token, { id, name: `p${id}` }).catch(() => undefined)
         if (res === undefined) continue
@@ -97,7 +97,7 @@ describe('two plantstore instances on one PostgreSQL database', { skip }, () => 
     execFileSync(script, ['resume', dir, String(port)])
     await waitFor(() => acknowledged.length > before + 200, 30_000, 'service to resume by itself')
     assert.equal((await fetch(`${server.url}/readyz`)).status, 200)
-    loading = false
+    load.running = false
     await Promise.all(clients)
 
     assert.ok(retryAfterSeen, '503 answers carry Retry-After')
