@@ -1,5 +1,6 @@
 import Fastify from 'fastify'
 import type { FastifyServerOptions } from 'fastify'
+import { AccessLog } from './access-log.js'
 import type { Config } from './config.js'
 import auth from './plugins/auth.js'
 import contract from './plugins/contract.js'
@@ -20,6 +21,8 @@ export interface BuildOptions {
 export async function buildApp (config: Config, options: BuildOptions = {}) {
   const logger: FastifyServerOptions['logger'] = {
     level: config.logLevel,
+    // Defence in depth: access-log.ts never logs headers, but should a request object reach a log
+    // line, its Authorization and Cookie headers are censored.
     redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
     ...(options.logStream && { stream: options.logStream })
   }
@@ -27,6 +30,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}) {
     logger,
     genReqId,
     bodyLimit: config.bodyLimit,
+    logController: new AccessLog(),
     // Router-level failures (a malformed URL) answer in the contract's shape too.
     frameworkErrors: (error, request, reply) => sendError(error, request, reply)
   })

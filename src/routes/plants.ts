@@ -46,7 +46,7 @@ export default async function plantRoutes (app: FastifyInstance) {
       const body = request.body as PlantBody & { id: bigint }
       const outcome = await store.createPlant(plantOf(body.id, body))
       if (outcome.kind === 'conflict') throw new PlantConflict(String(body.id))
-      if (outcome.kind === 'created') app.webhooks.wake()
+      if (outcome.kind === 'created' && outcome.enqueued) app.webhooks.wake()
       reply.header('etag', etagOf(outcome.plant))
       return outcome.plant
     }

@@ -73,10 +73,10 @@ class PostgresStore implements Store {
           'INSERT INTO plants (id, name, tag, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING',
           [plant.id.toString(), plant.name, plant.tag ?? null, now])
         if (inserted.rowCount === 1) {
-          await client.query(`INSERT INTO webhook_deliveries (message_id, subscription_id, plant_id, payload, created_at, next_attempt_at)
+          const enqueued = await client.query(`INSERT INTO webhook_deliveries (message_id, subscription_id, plant_id, payload, created_at, next_attempt_at)
             SELECT $1, id, $2, $3, $4, $4 FROM webhook_subscriptions WHERE removed_at IS NULL`,
           [newMessageId(), plant.id.toString(), newPlantJson(plant), now])
-          return { kind: 'created', plant }
+          return { kind: 'created', plant, enqueued: (enqueued.rowCount ?? 0) > 0 }
         }
         const row = (await client.query<PlantRow>('SELECT id, name, tag FROM plants WHERE id = $1', [plant.id.toString()])).rows[0]
         if (row === undefined) return undefined

@@ -2,7 +2,10 @@ import Database from 'better-sqlite3'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { StorageUnavailable } from '../errors.js'
-import { newMessageId, newPlantJson } from '../webhooks/payload.js'
+import { GroupCommit } from './group-commit.js'
+import { connect, createBatchRunner } from './sqlite-connection.js'
+import type { SqliteSynchronous } from './sqlite-connection.js'
+import { SqliteWriter } from './sqlite-writer.js'
 import { migrateSqlite } from './sqlite-migrations.js'
 import { toDelivery, toDeliveryReport, toPlant, toSubscription, toToken } from './rows.js'
 import type { DeliveryReportRow, DeliveryRow, PlantRow, SubscriptionRow, TokenRow } from './rows.js'
@@ -12,7 +15,7 @@ import type {
   AttemptResult, CreateOutcome, DeliveryClaim, NewToken, Plant, PlantQuery, Precondition, Store, WriteOutcome
 } from './store.js'
 
-export type SqliteSynchronous = 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA'
+export type { SqliteSynchronous } from './sqlite-connection.js'
 
 export interface SqliteOptions {
   /** `:memory:` or a file path; the file's folder is created. */
@@ -27,49 +30,39 @@ const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN|READONLY|PROTOCOL)
 /** Opens (creating if need be) and migrates an SQLite store. Throws with the driver's reason. */
 export function openSqlite (options: SqliteOptions): Store {
   if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true })
-  const db = new Database(options.path)
-  db.pragma('journal_mode = WAL')
-  db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`)
-  db.pragma('busy_timeout = 5000')
-  db.defaultSafeIntegers(true)
+  const synchronous = options.synchronous ?? 'FULL'
+  const db = connect(options.path, synchronous)
   migrateSqlite(db)
-  return new SqliteStore(db)
+  // An in-memory database is private to its connection, and has no fsync to move off the event loop.
+  const writer = options.path === ':memory:' ? undefined : new SqliteWriter(options.path, synchronous)
+  return new SqliteStore(db, writer)
 }
 
 class SqliteStore implements Store {
   readonly #db: Database.Database
-  readonly #insertPlant: Database.Statement
   readonly #selectPlant: Database.Statement<[bigint], PlantRow>
   readonly #selectTokenByHash: Database.Statement<[Buffer], TokenRow>
   readonly #insertToken: Database.Statement
-  readonly #createPlant: (plant: Plant) => CreateOutcome
+  readonly #creates: GroupCommit<Plant, CreateOutcome>
   readonly #replacePlant: (plant: Plant, precondition?: Precondition) => WriteOutcome
   readonly #deletePlant: (id: bigint, precondition?: Precondition) => WriteOutcome
   readonly #listPlants: Database.Statement<[bigint, bigint], PlantRow>
   readonly #listPlantsByTag: Database.Statement<[string, bigint, bigint], PlantRow>
 
-  constructor (db: Database.Database) {
+  readonly #writer: SqliteWriter | undefined
+
+  /** Creates run on `writer`'s thread when there is one (a file), else on `db` (in memory). */
+  constructor (db: Database.Database, writer: SqliteWriter | undefined) {
     this.#db = db
-    this.#insertPlant = db.prepare('INSERT INTO plants (id, name, tag, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING')
+    const createBatch = createBatchRunner(db)
     this.#selectPlant = db.prepare('SELECT id, name, tag FROM plants WHERE id = ?')
     this.#selectTokenByHash = db.prepare('SELECT * FROM tokens WHERE hash = ?')
     this.#insertToken = db.prepare('INSERT INTO tokens (name, hash, scopes, created_at, expires_at) VALUES (?, ?, ?, ?, ?) RETURNING *')
-    // The outbox: one delivery per current subscriber, in the plant's own transaction.
-    const enqueueDeliveries = db.prepare(`INSERT INTO webhook_deliveries
-      (message_id, subscription_id, plant_id, payload, created_at, next_attempt_at)
-      SELECT ?, id, ?, ?, ?, ? FROM webhook_subscriptions WHERE removed_at IS NULL`)
-    const create = db.transaction((plant: Plant): CreateOutcome => {
-      const now = Date.now()
-      const { changes } = this.#insertPlant.run(plant.id, plant.name, plant.tag ?? null, now)
-      if (changes === 1) {
-        enqueueDeliveries.run(newMessageId(), plant.id, newPlantJson(plant), now, now)
-        return { kind: 'created', plant }
-      }
-      const stored = toPlant(this.#selectPlant.get(plant.id)!)
-      const same = stored.name === plant.name && stored.tag === plant.tag
-      return { kind: same ? 'replayed' : 'conflict', plant: stored }
-    })
-    this.#createPlant = (plant) => create.immediate(plant)
+    this.#creates = new GroupCommit(writer === undefined
+      ? (plants: Plant[]) => guard(() => createBatch(plants))
+      : (plants: Plant[]) => writer.run(plants).catch((error: unknown) => guard(() => { throw error })),
+    { maxInFlight: writer === undefined ? 1 : 2 })
+    this.#writer = writer
     this.#listPlants = db.prepare('SELECT id, name, tag FROM plants WHERE id >= ? ORDER BY id LIMIT ?')
     this.#listPlantsByTag = db.prepare('SELECT id, name, tag FROM plants WHERE tag = ? AND id >= ? ORDER BY id LIMIT ?')
     const update = db.prepare('UPDATE plants SET name = ?, tag = ? WHERE id = ?')
@@ -93,7 +86,7 @@ class SqliteStore implements Store {
   }
 
   async createPlant (plant: Plant) {
-    return guard(() => this.#createPlant(plant))
+    return this.#creates.submit(plant)
   }
 
   async listPlants ({ limit, after, tag }: PlantQuery) {
@@ -141,7 +134,7 @@ class SqliteStore implements Store {
 
   async createFirstToken (token: NewToken) {
     const createIfNone = this.#db.transaction(() => {
-      if (this.#db.prepare('SELECT 1 FROM tokens LIMIT 1').get() !== undefined) return false
+      if (this.#sql('SELECT 1 FROM tokens LIMIT 1').get() !== undefined) return false
       this.#insertTokenRow(token)
       return true
     })
@@ -149,12 +142,12 @@ class SqliteStore implements Store {
   }
 
   async listTokens () {
-    return guard(() => (this.#db.prepare('SELECT * FROM tokens ORDER BY id').all() as TokenRow[]).map(toToken))
+    return guard(() => (this.#sql('SELECT * FROM tokens ORDER BY id').all() as TokenRow[]).map(toToken))
   }
 
   async revokeToken (nameOrId: string) {
     return guard(() => {
-      const row = this.#db.prepare(`UPDATE tokens SET revoked_at = coalesce(revoked_at, ?)
+      const row = this.#sql(`UPDATE tokens SET revoked_at = coalesce(revoked_at, ?)
         WHERE name = ? OR (? GLOB '[0-9]*' AND id = CAST(? AS INTEGER)) RETURNING *`)
         .get(Date.now(), nameOrId, nameOrId, nameOrId) as TokenRow | undefined
       return row === undefined ? undefined : toToken(row)
@@ -162,21 +155,21 @@ class SqliteStore implements Store {
   }
 
   async addSubscription (url: string, secret: string) {
-    return guard(() => toSubscription(this.#db.prepare(
+    return guard(() => toSubscription(this.#sql(
       'INSERT INTO webhook_subscriptions (url, secret, created_at) VALUES (?, ?, ?) RETURNING *'
     ).get(url, secret, Date.now()) as SubscriptionRow))
   }
 
   async listSubscriptions () {
-    return guard(() => (this.#db.prepare('SELECT * FROM webhook_subscriptions WHERE removed_at IS NULL ORDER BY id')
+    return guard(() => (this.#sql('SELECT * FROM webhook_subscriptions WHERE removed_at IS NULL ORDER BY id')
       .all() as SubscriptionRow[]).map(toSubscription))
   }
 
   async removeSubscription (id: number) {
     const remove = this.#db.transaction(() => {
       const now = Date.now()
-      const { changes } = this.#db.prepare('UPDATE webhook_subscriptions SET removed_at = ? WHERE id = ? AND removed_at IS NULL').run(now, id)
-      this.#db.prepare(`UPDATE webhook_deliveries SET failed_at = ?, last_error = 'subscription removed'
+      const { changes } = this.#sql('UPDATE webhook_subscriptions SET removed_at = ? WHERE id = ? AND removed_at IS NULL').run(now, id)
+      this.#sql(`UPDATE webhook_deliveries SET failed_at = ?, last_error = 'subscription removed'
         WHERE subscription_id = ? AND delivered_at IS NULL AND failed_at IS NULL`).run(now, id)
       return changes === 1
     })
@@ -185,13 +178,13 @@ class SqliteStore implements Store {
 
   async claimDeliveries ({ now, leaseMs, perSubscription, max }: DeliveryClaim) {
     const at = now.getTime()
-    return guard(() => (this.#db.prepare(claimSql).all({ now: at, lease: at + leaseMs, perSubscription, max }) as DeliveryRow[])
+    return guard(() => (this.#sql(claimSql).all({ now: at, lease: at + leaseMs, perSubscription, max }) as DeliveryRow[])
       .map(toDelivery))
   }
 
   async recordAttempt (deliveryId: number, { delivered, status, error, nextAttemptAt }: AttemptResult) {
     const now = Date.now()
-    guard(() => this.#db.prepare(`UPDATE webhook_deliveries SET attempts = attempts + 1, locked_until = NULL,
+    guard(() => this.#sql(`UPDATE webhook_deliveries SET attempts = attempts + 1, locked_until = NULL,
       last_status = ?, last_error = ?, last_attempt_at = ?, delivered_at = ?, failed_at = ?,
       next_attempt_at = coalesce(?, next_attempt_at) WHERE id = ?`).run(
       status, error, now, delivered ? now : null, !delivered && nextAttemptAt === null ? now : null,
@@ -199,17 +192,30 @@ class SqliteStore implements Store {
   }
 
   async listDeliveries (limit: number) {
-    return guard(() => (this.#db.prepare(`SELECT d.*, s.url FROM webhook_deliveries d
+    return guard(() => (this.#sql(`SELECT d.*, s.url FROM webhook_deliveries d
       JOIN webhook_subscriptions s ON s.id = d.subscription_id ORDER BY d.id DESC LIMIT ?`)
       .all(limit) as DeliveryReportRow[]).map(toDeliveryReport))
   }
 
   async ping () {
-    guard(() => this.#db.prepare('SELECT 1').get())
+    guard(() => this.#sql('SELECT 1').get())
   }
 
   async close () {
+    await this.#writer?.close()
     if (this.#db.open) this.#db.close()
+  }
+
+  // Statements are compiled once and kept: preparing is the costliest part of a small query.
+  readonly #statements = new Map<string, Database.Statement>()
+
+  #sql (text: string): Database.Statement {
+    let statement = this.#statements.get(text)
+    if (statement === undefined) {
+      statement = this.#db.prepare(text)
+      this.#statements.set(text, statement)
+    }
+    return statement
   }
 
   #insertTokenRow (token: NewToken) {

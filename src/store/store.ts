@@ -6,7 +6,8 @@ export interface Plant {
 }
 
 export type CreateOutcome =
-  | { kind: 'created', plant: Plant }
+  /** `enqueued`: webhook deliveries were written for it, so the dispatcher has work. */
+  | { kind: 'created', plant: Plant, enqueued: boolean }
   | { kind: 'replayed', plant: Plant }
   | { kind: 'conflict', plant: Plant }
 
