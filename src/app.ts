@@ -3,6 +3,9 @@ import type { FastifyServerOptions } from 'fastify'
 import { AccessLog } from './access-log.js'
 import type { Config } from './config.js'
 import auth from './plugins/auth.js'
+import { answerClientError, MAX_HEADER_BYTES } from './plugins/client-errors.js'
+import overload from './plugins/overload.js'
+import securityHeaders from './plugins/security-headers.js'
 import contract from './plugins/contract.js'
 import docs from './plugins/docs.js'
 import errorHandler, { sendError } from './plugins/error-handler.js'
@@ -30,6 +33,13 @@ export async function buildApp (config: Config, options: BuildOptions = {}) {
     logger,
     genReqId,
     bodyLimit: config.bodyLimit,
+    // Slow clients cannot hold connections: headers must arrive within headersTimeout, the whole request
+    // within requestTimeout; idle keep-alive connections close after keepAliveTimeout.
+    http: { maxHeaderSize: MAX_HEADER_BYTES, headersTimeout: config.limits.headersTimeoutMs, connectionsCheckingInterval: 1000 },
+    requestTimeout: config.limits.requestTimeoutMs,
+    keepAliveTimeout: config.limits.keepAliveTimeoutMs,
+    maxRequestsPerSocket: 10_000,
+    clientErrorHandler: answerClientError,
     logController: new AccessLog(),
     // Router-level failures (a malformed URL) answer in the contract's shape too.
     frameworkErrors: (error, request, reply) => sendError(error, request, reply)
@@ -38,7 +48,9 @@ export async function buildApp (config: Config, options: BuildOptions = {}) {
   await app.register(webhooks, config.webhooks)
   await app.register(errorHandler)
   await app.register(requestId)
-  await app.register(auth)
+  await app.register(securityHeaders)
+  await app.register(overload, { maxEventLoopDelayMs: config.limits.maxEventLoopDelayMs })
+  await app.register(auth, { authFailureLimit: config.limits.authFailures, rateLimit: config.limits.perToken })
   await app.register(contract, { bodyLimit: config.bodyLimit })
   await app.register(docs)
   await app.register(operationsRoutes)

@@ -14,6 +14,17 @@ export interface Config {
   readonly bodyLimit: number
   /** Processes `serve` runs (node:cluster); 1 serves from this process. */
   readonly workers: number
+  readonly limits: {
+    /** Failed authentications per client address per minute before 429 (0: no limit). */
+    readonly authFailures: number
+    /** Requests per token per minute (0: no limit). */
+    readonly perToken: number
+    readonly requestTimeoutMs: number
+    readonly headersTimeoutMs: number
+    readonly keepAliveTimeoutMs: number
+    /** Event-loop delay past which requests are shed with 503 (0: never). */
+    readonly maxEventLoopDelayMs: number
+  }
   readonly webhooks: {
     readonly timeoutMs: number
     readonly perSubscription: number
@@ -40,23 +51,35 @@ export interface RawConfig {
   webhookGiveUpAfter?: string
   databasePoolSize?: string
   workers?: string
+  authFailureLimit?: string
+  rateLimit?: string
+  requestTimeout?: string
+  headersTimeout?: string
+  keepAliveTimeout?: string
+  maxEventLoopDelay?: string
 }
 
-/** The flag and environment twin of each setting, for error lines and --help. */
+/** Each setting's flag, environment twin, default, argument name and help line: the table `serve --help` shows. */
 export const SETTINGS = {
-  host: ['--host', 'PLANTSTORE_HOST', '127.0.0.1'],
-  port: ['--port', 'PLANTSTORE_PORT', '8080'],
-  database: ['--database', 'PLANTSTORE_DATABASE_URL', 'sqlite:./data/plantstore.db'],
-  databasePoolSize: ['--database-pool-size', 'PLANTSTORE_DATABASE_POOL_SIZE', '10'],
-  logLevel: ['--log-level', 'PLANTSTORE_LOG_LEVEL', 'info'],
-  bodyLimit: ['--body-limit', 'PLANTSTORE_BODY_LIMIT', '65536'],
-  sqliteSynchronous: ['--sqlite-synchronous', 'PLANTSTORE_SQLITE_SYNCHRONOUS', 'FULL'],
-  webhookTimeout: ['--webhook-timeout', 'PLANTSTORE_WEBHOOK_TIMEOUT', '10s'],
-  webhookConcurrency: ['--webhook-concurrency', 'PLANTSTORE_WEBHOOK_CONCURRENCY', '4'],
-  webhookRetryBase: ['--webhook-retry-base', 'PLANTSTORE_WEBHOOK_RETRY_BASE', '2s'],
-  workers: ['--workers', 'PLANTSTORE_WORKERS', '1'],
-  webhookGiveUpAfter: ['--webhook-give-up-after', 'PLANTSTORE_WEBHOOK_GIVE_UP_AFTER', '3d']
-} as const satisfies Record<keyof RawConfig, readonly [string, string, string]>
+  host: ['--host', 'PLANTSTORE_HOST', '127.0.0.1', 'host', 'address to listen on'],
+  port: ['--port', 'PLANTSTORE_PORT', '8080', 'port', 'port to listen on (0: any free port)'],
+  database: ['--database', 'PLANTSTORE_DATABASE_URL', 'sqlite:./data/plantstore.db', 'url', 'sqlite:PATH, sqlite::memory: or postgres://…'],
+  databasePoolSize: ['--database-pool-size', 'PLANTSTORE_DATABASE_POOL_SIZE', '10', 'n', 'PostgreSQL connections per process'],
+  logLevel: ['--log-level', 'PLANTSTORE_LOG_LEVEL', 'info', 'level', 'fatal, error, warn, info, debug, trace or silent'],
+  bodyLimit: ['--body-limit', 'PLANTSTORE_BODY_LIMIT', '65536', 'bytes', 'largest request body'],
+  sqliteSynchronous: ['--sqlite-synchronous', 'PLANTSTORE_SQLITE_SYNCHRONOUS', 'FULL', 'mode', 'SQLite synchronous pragma: FULL, EXTRA, NORMAL or OFF'],
+  workers: ['--workers', 'PLANTSTORE_WORKERS', '1', 'n', 'processes sharing the port (node:cluster)'],
+  authFailureLimit: ['--auth-failure-limit', 'PLANTSTORE_AUTH_FAILURE_LIMIT', '100', 'n', 'failed authentications per client address per minute before 429 (0: no limit)'],
+  rateLimit: ['--rate-limit', 'PLANTSTORE_RATE_LIMIT', '0', 'n', 'requests per token per minute (0: no limit)'],
+  requestTimeout: ['--request-timeout', 'PLANTSTORE_REQUEST_TIMEOUT', '30s', 'duration', 'time for a whole request to arrive'],
+  headersTimeout: ['--headers-timeout', 'PLANTSTORE_HEADERS_TIMEOUT', '10s', 'duration', 'time for request headers to arrive'],
+  keepAliveTimeout: ['--keep-alive-timeout', 'PLANTSTORE_KEEP_ALIVE_TIMEOUT', '5s', 'duration', 'idle time before a keep-alive connection closes'],
+  maxEventLoopDelay: ['--max-event-loop-delay', 'PLANTSTORE_MAX_EVENT_LOOP_DELAY', '1s', 'duration', 'event-loop lag past which requests get 503 (0: never)'],
+  webhookTimeout: ['--webhook-timeout', 'PLANTSTORE_WEBHOOK_TIMEOUT', '10s', 'duration', 'how long one webhook attempt may take'],
+  webhookConcurrency: ['--webhook-concurrency', 'PLANTSTORE_WEBHOOK_CONCURRENCY', '4', 'n', 'webhook deliveries in flight per subscriber'],
+  webhookRetryBase: ['--webhook-retry-base', 'PLANTSTORE_WEBHOOK_RETRY_BASE', '2s', 'duration', 'wait before the first webhook retry; doubles after each'],
+  webhookGiveUpAfter: ['--webhook-give-up-after', 'PLANTSTORE_WEBHOOK_GIVE_UP_AFTER', '3d', 'duration', 'give up an undelivered webhook this long after its event']
+} as const satisfies Record<keyof RawConfig, readonly [string, string, string, string, string]>
 
 /** Bad configuration: its message is the one line start-up prints before exiting. */
 export class ConfigError extends Error {
@@ -72,9 +95,12 @@ function integer (setting: keyof RawConfig, value: string, min: number, max: num
   return n
 }
 
-function duration (setting: keyof RawConfig, value: string): number {
+function duration (setting: keyof RawConfig, value: string, { zero = false } = {}): number {
+  if (zero && value === '0') return 0
   const ms = /^\d+ms$/.test(value) ? Number(value.slice(0, -2)) : parseDuration(value)
-  if (ms === undefined || ms <= 0) throw new ConfigError(setting, value, 'expected a duration such as 500ms, 10s, 5m, 2h or 3d')
+  if (ms === undefined || ms <= 0) {
+    throw new ConfigError(setting, value, `expected a duration such as 500ms, 10s, 5m, 2h or 3d${zero ? ', or 0 for none' : ''}`)
+  }
   return ms
 }
 
@@ -112,6 +138,14 @@ export function loadConfig (raw: RawConfig = {}): Config {
     logLevel: logLevel as LogLevel,
     bodyLimit: integer('bodyLimit', value('bodyLimit'), 1024, 64 * 1024 * 1024),
     workers: integer('workers', value('workers'), 1, 64),
+    limits: Object.freeze({
+      authFailures: integer('authFailureLimit', value('authFailureLimit'), 0, 1_000_000),
+      perToken: integer('rateLimit', value('rateLimit'), 0, 100_000_000),
+      requestTimeoutMs: duration('requestTimeout', value('requestTimeout')),
+      headersTimeoutMs: duration('headersTimeout', value('headersTimeout')),
+      keepAliveTimeoutMs: duration('keepAliveTimeout', value('keepAliveTimeout')),
+      maxEventLoopDelayMs: duration('maxEventLoopDelay', value('maxEventLoopDelay'), { zero: true })
+    }),
     webhooks: Object.freeze({
       timeoutMs: duration('webhookTimeout', value('webhookTimeout')),
       perSubscription: integer('webhookConcurrency', value('webhookConcurrency'), 1, 256),

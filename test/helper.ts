@@ -15,7 +15,8 @@ export { DATABASES, freshDatabase } from './databases.js'
 /** The real app on a real database (in-memory SQLite unless `raw.database` names another), closed when the test ends. */
 export async function build (t: TestContext, raw: RawConfig = {}, options: BuildOptions = {}): Promise<App> {
   const database = await freshDatabase(raw.database ?? 'sqlite::memory:')
-  const app = await buildApp(loadConfig({ logLevel: 'silent', ...raw, database }), options)
+  // Load shedding is off unless a test asks for it: a test process's own pauses must not turn into 503s.
+  const app = await buildApp(loadConfig({ logLevel: 'silent', maxEventLoopDelay: '0', ...raw, database }), options)
   t.after(() => app.close())
   return app
 }

@@ -1,29 +1,18 @@
 import cluster from 'node:cluster'
 import type { Command } from 'commander'
 import { buildApp } from '../app.js'
-import { loadConfig } from '../config.js'
+import { loadConfig, SETTINGS } from '../config.js'
 import type { RawConfig } from '../config.js'
 import { listen } from '../server.js'
 import { generateToken, hashToken } from '../tokens.js'
 import { SCOPES } from '../store/store.js'
 import { runPrimary } from './cluster.js'
-import { settingOption, databaseOption } from './options.js'
+import { settingOption } from './options.js'
 
 export function registerServe (program: Command) {
-  program.command('serve')
-    .description('run the HTTP service')
-    .addOption(settingOption('host', 'host', 'address to listen on'))
-    .addOption(settingOption('port', 'port', 'port to listen on'))
-    .addOption(databaseOption())
-    .addOption(settingOption('databasePoolSize', 'n', 'PostgreSQL connections per process'))
-    .addOption(settingOption('logLevel', 'level', 'fatal, error, warn, info, debug, trace or silent'))
-    .addOption(settingOption('bodyLimit', 'bytes', 'largest request body'))
-    .addOption(settingOption('sqliteSynchronous', 'mode', 'SQLite synchronous pragma: FULL, EXTRA, NORMAL or OFF'))
-    .addOption(settingOption('webhookTimeout', 'duration', 'how long one webhook attempt may take'))
-    .addOption(settingOption('webhookConcurrency', 'n', 'webhook deliveries in flight per subscriber'))
-    .addOption(settingOption('webhookRetryBase', 'duration', 'wait before the first webhook retry; doubles after each'))
-    .addOption(settingOption('webhookGiveUpAfter', 'duration', 'give up an undelivered webhook this long after its event'))
-    .addOption(settingOption('workers', 'n', 'processes sharing the port (node:cluster)'))
+  const serve = program.command('serve').description('run the HTTP service')
+  for (const setting of Object.keys(SETTINGS) as Array<keyof RawConfig>) serve.addOption(settingOption(setting))
+  serve
     .action(async (raw: RawConfig) => {
       const config = loadConfig(raw)
       if (config.workers > 1 && cluster.isPrimary) return runPrimary(config.workers)
