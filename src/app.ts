@@ -10,6 +10,8 @@ import contract from './plugins/contract.js'
 import docs from './plugins/docs.js'
 import errorHandler, { sendError } from './plugins/error-handler.js'
 import requestId, { genReqId } from './plugins/request-id.js'
+import { Metrics } from './metrics.js'
+import metricsPlugin from './plugins/metrics.js'
 import store from './plugins/store.js'
 import webhooks from './plugins/webhooks.js'
 import operationsRoutes from './routes/operations.js'
@@ -29,6 +31,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}) {
     redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
     ...(options.logStream && { stream: options.logStream })
   }
+  const metrics = new Metrics()
   const app = Fastify({
     logger,
     genReqId,
@@ -44,13 +47,14 @@ export async function buildApp (config: Config, options: BuildOptions = {}) {
     // Router-level failures (a malformed URL) answer in the contract's shape too.
     frameworkErrors: (error, request, reply) => sendError(error, request, reply)
   })
-  await app.register(store, { database: config.database })
-  await app.register(webhooks, config.webhooks)
   await app.register(errorHandler)
   await app.register(requestId)
+  await app.register(metricsPlugin, { metrics, settings: config.metrics })
+  await app.register(store, { database: config.database, metrics })
+  await app.register(webhooks, { ...config.webhooks, onAttempt: (outcome) => metrics.webhookDeliveries.inc({ outcome }) })
   await app.register(securityHeaders)
   await app.register(overload, { maxEventLoopDelayMs: config.limits.maxEventLoopDelayMs })
-  await app.register(auth, { authFailureLimit: config.limits.authFailures, rateLimit: config.limits.perToken })
+  await app.register(auth, { authFailureLimit: config.limits.authFailures, rateLimit: config.limits.perToken, jwt: config.jwt })
   await app.register(contract, { bodyLimit: config.bodyLimit })
   await app.register(docs)
   await app.register(operationsRoutes)

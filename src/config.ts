@@ -14,6 +14,10 @@ export interface Config {
   readonly bodyLimit: number
   /** Processes `serve` runs (node:cluster); 1 serves from this process. */
   readonly workers: number
+  /** `/metrics`: off, open to anyone who reaches the port, or behind `metricsToken`. */
+  readonly metrics: { readonly mode: 'off' | 'open' | 'token', readonly token: string | undefined }
+  /** JWT bearer tokens from an OpenID Connect issuer, beside the opaque ones; undefined when not set. */
+  readonly jwt: { readonly issuer: string, readonly audience: string | undefined, readonly jwksUrl: string | undefined } | undefined
   readonly limits: {
     /** Failed authentications per client address per minute before 429 (0: no limit). */
     readonly authFailures: number
@@ -57,6 +61,11 @@ export interface RawConfig {
   headersTimeout?: string
   keepAliveTimeout?: string
   maxEventLoopDelay?: string
+  metrics?: string
+  metricsToken?: string
+  jwtIssuer?: string
+  jwtAudience?: string
+  jwtJwksUrl?: string
 }
 
 /** Each setting's flag, environment twin, default, argument name and help line: the table `serve --help` shows. */
@@ -75,6 +84,11 @@ export const SETTINGS = {
   headersTimeout: ['--headers-timeout', 'PLANTSTORE_HEADERS_TIMEOUT', '10s', 'duration', 'time for request headers to arrive'],
   keepAliveTimeout: ['--keep-alive-timeout', 'PLANTSTORE_KEEP_ALIVE_TIMEOUT', '5s', 'duration', 'idle time before a keep-alive connection closes'],
   maxEventLoopDelay: ['--max-event-loop-delay', 'PLANTSTORE_MAX_EVENT_LOOP_DELAY', '1s', 'duration', 'event-loop lag past which requests get 503 (0: never)'],
+  metrics: ['--metrics', 'PLANTSTORE_METRICS', 'open', 'mode', 'GET /metrics: off, open, or token (needs --metrics-token)'],
+  metricsToken: ['--metrics-token', 'PLANTSTORE_METRICS_TOKEN', '', 'token', 'the bearer token /metrics asks for with --metrics token'],
+  jwtIssuer: ['--jwt-issuer', 'PLANTSTORE_JWT_ISSUER', '', 'url', 'accept JWT bearer tokens from this OpenID Connect issuer'],
+  jwtAudience: ['--jwt-audience', 'PLANTSTORE_JWT_AUDIENCE', '', 'audience', 'the aud a JWT must carry (default: not checked)'],
+  jwtJwksUrl: ['--jwt-jwks-url', 'PLANTSTORE_JWT_JWKS_URL', '', 'url', "the issuer's JWKS (default: from its OpenID discovery document)"],
   webhookTimeout: ['--webhook-timeout', 'PLANTSTORE_WEBHOOK_TIMEOUT', '10s', 'duration', 'how long one webhook attempt may take'],
   webhookConcurrency: ['--webhook-concurrency', 'PLANTSTORE_WEBHOOK_CONCURRENCY', '4', 'n', 'webhook deliveries in flight per subscriber'],
   webhookRetryBase: ['--webhook-retry-base', 'PLANTSTORE_WEBHOOK_RETRY_BASE', '2s', 'duration', 'wait before the first webhook retry; doubles after each'],
@@ -102,6 +116,34 @@ function duration (setting: keyof RawConfig, value: string, { zero = false } = {
     throw new ConfigError(setting, value, `expected a duration such as 500ms, 10s, 5m, 2h or 3d${zero ? ', or 0 for none' : ''}`)
   }
   return ms
+}
+
+function metricsSettings (mode: string, token: string): Config['metrics'] {
+  if (mode !== 'off' && mode !== 'open' && mode !== 'token') throw new ConfigError('metrics', mode, 'expected off, open or token')
+  if (mode === 'token' && token.length < 16) throw new ConfigError('metricsToken', token, 'expected a token of at least 16 characters with --metrics token')
+  return { mode, token: mode === 'token' ? token : undefined }
+}
+
+function httpUrl (setting: keyof RawConfig, value: string): string {
+  try {
+    const url = new URL(value)
+    if (url.protocol === 'https:' || url.protocol === 'http:') return url.href
+  } catch {}
+  throw new ConfigError(setting, value, 'expected an http:// or https:// URL')
+}
+
+function jwtSettings (issuer: string, audience: string, jwksUrl: string): Config['jwt'] {
+  if (issuer === '') {
+    if (audience !== '' || jwksUrl !== '') throw new ConfigError('jwtIssuer', issuer, 'expected an issuer URL when an audience or JWKS URL is set')
+    return undefined
+  }
+  httpUrl('jwtIssuer', issuer)
+  return Object.freeze({
+    // The issuer is compared with `iss` exactly as configured, so it is kept as given, not normalised.
+    issuer,
+    audience: audience === '' ? undefined : audience,
+    jwksUrl: jwksUrl === '' ? undefined : httpUrl('jwtJwksUrl', jwksUrl)
+  })
 }
 
 export function parseDatabaseUrl (value: string, { synchronous = 'FULL', poolSize = 10 }: {
@@ -138,6 +180,8 @@ export function loadConfig (raw: RawConfig = {}): Config {
     logLevel: logLevel as LogLevel,
     bodyLimit: integer('bodyLimit', value('bodyLimit'), 1024, 64 * 1024 * 1024),
     workers: integer('workers', value('workers'), 1, 64),
+    metrics: Object.freeze(metricsSettings(value('metrics'), value('metricsToken'))),
+    jwt: jwtSettings(value('jwtIssuer'), value('jwtAudience'), value('jwtJwksUrl')),
     limits: Object.freeze({
       authFailures: integer('authFailureLimit', value('authFailureLimit'), 0, 1_000_000),
       perToken: integer('rateLimit', value('rateLimit'), 0, 100_000_000),

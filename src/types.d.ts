@@ -1,4 +1,5 @@
-import type { Store, TokenRecord } from './store/store.js'
+import type { Principal } from './jwt.js'
+import type { Store } from './store/store.js'
 import type { WebhookDispatcher } from './webhooks/dispatcher.js'
 
 declare module 'fastify' {
@@ -11,7 +12,7 @@ declare module 'fastify' {
     scope?: string
   }
   interface FastifyRequest {
-    /** The authenticated token, set by the auth plugin. */
-    token?: TokenRecord
+    /** Who the request acts as, set by the auth plugin. */
+    principal?: Principal
   }
 }

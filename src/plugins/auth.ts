@@ -1,7 +1,9 @@
 import fp from 'fastify-plugin'
 import type { FastifyRequest } from 'fastify'
 import { ApiError, InsufficientScope, InvalidToken, MalformedAuthorization, MissingCredentials, TooManyRequests } from '../errors.js'
-import type { TokenRecord } from '../store/store.js'
+import type { Config } from '../config.js'
+import { createJwtVerifier, looksLikeJwt } from '../jwt.js'
+import type { Principal } from '../jwt.js'
 import type { Store } from '../store/store.js'
 import { hashToken, looksLikeToken, readCredentials, sameHash } from '../tokens.js'
 import { WindowCounter } from '../window-counter.js'
@@ -11,39 +13,52 @@ export interface AuthOptions {
   authFailureLimit: number
   /** Requests a token may make per minute (0: no limit). */
   rateLimit: number
+  jwt: Config['jwt']
 }
 
-/** The token a request's Authorization header proves, or the 400/401 error it deserves. */
-async function authenticate (store: Store, request: FastifyRequest): Promise<TokenRecord> {
+type JwtVerifier = ReturnType<typeof createJwtVerifier>
+
+/** Who a request's Authorization header proves it is, or the 400/401 error it deserves. */
+async function authenticate (store: Store, verifyJwt: JwtVerifier | undefined, request: FastifyRequest): Promise<Principal> {
   const credentials = readCredentials(request.headers.authorization)
   if (credentials.kind === 'none') throw new MissingCredentials()
   if (credentials.kind === 'malformed') throw new MalformedAuthorization(credentials.reason)
+  if (verifyJwt !== undefined && looksLikeJwt(credentials.token)) {
+    try {
+      return await verifyJwt(credentials.token)
+    } catch (error) {
+      request.log.info({ reason: (error as Error).message }, 'JWT refused')
+      throw new InvalidToken()
+    }
+  }
   if (!looksLikeToken(credentials.token)) throw new InvalidToken()
   const hash = hashToken(credentials.token)
   const token = await store.findTokenByHash(hash)
   const usable = token !== undefined && sameHash(token.hash, hash) && token.revokedAt === null &&
     (token.expiresAt === null || token.expiresAt.getTime() > Date.now())
   if (!usable) throw new InvalidToken()
-  return token
+  return { key: `token:${token.id}`, name: token.name, scopes: token.scopes }
 }
 
 /**
- * Bearer authentication (RFC 6750) for every route whose config names a scope. It runs on onRequest,
+ * Bearer authentication (RFC 6750) for every route whose config names a scope: our opaque tokens, and
+ * JWTs from an OpenID Connect issuer when one is configured (see jwt.ts). It runs on onRequest,
  * before the body is read, so an unauthenticated caller cannot make the server parse anything.
  * Tokens are looked up by their SHA-256 on every request, so a revocation holds at once.
  * Guessing is slowed per client address: past the failure limit, missing or invalid credentials get
  * 429, while a request with a valid token is never held back by it (neighbours behind one NAT).
  */
-export default fp<AuthOptions>(async (app, { authFailureLimit, rateLimit }) => {
+export default fp<AuthOptions>(async (app, { authFailureLimit, rateLimit, jwt }) => {
   const failures = new WindowCounter()
   const perToken = new WindowCounter()
+  const verifyJwt = jwt === undefined ? undefined : createJwtVerifier(jwt)
 
   app.addHook('onRequest', async (request) => {
     const scope = request.routeOptions.config.scope
     if (scope === undefined) return
-    let token: TokenRecord
+    let principal: Principal
     try {
-      token = await authenticate(app.store, request)
+      principal = await authenticate(app.store, verifyJwt, request)
     } catch (error) {
       if (!(error instanceof ApiError) || authFailureLimit === 0) throw error
       if (failures.count(request.ip) >= authFailureLimit) {
@@ -52,10 +67,10 @@ export default fp<AuthOptions>(async (app, { authFailureLimit, rateLimit }) => {
       failures.hit(request.ip)
       throw error
     }
-    if (rateLimit > 0 && perToken.hit(String(token.id)) > rateLimit) {
-      throw new TooManyRequests(perToken.retryAfterSeconds(String(token.id)), 'this token made too many requests')
+    if (rateLimit > 0 && perToken.hit(principal.key) > rateLimit) {
+      throw new TooManyRequests(perToken.retryAfterSeconds(principal.key), 'this token made too many requests')
     }
-    if (!(token.scopes as string[]).includes(scope)) throw new InsufficientScope(scope)
-    request.token = token
+    if (!(principal.scopes as string[]).includes(scope)) throw new InsufficientScope(scope)
+    request.principal = principal
   })
 }, { name: 'auth', dependencies: ['store', 'error-handler'] })

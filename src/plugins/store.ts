@@ -1,12 +1,15 @@
 import fp from 'fastify-plugin'
 import type { DatabaseUrl } from '../config.js'
+import { instrumentStore } from '../metrics.js'
+import type { Metrics } from '../metrics.js'
 import { openStore } from '../store/open-store.js'
 
 /** Opens the configured store as `app.store` and closes it after the server has drained. */
-export default fp<{ database: DatabaseUrl }>(async (app, { database }) => {
+export default fp<{ database: DatabaseUrl, metrics: Metrics }>(async (app, { database, metrics }) => {
   const store = await openStore(database, {
-    onPoolError: (error) => app.log.warn({ err: error }, 'database connection lost; reconnecting on demand')
+    onPoolError: (error) => app.log.warn({ err: error }, 'database connection lost; reconnecting on demand'),
+    onBatch: (size) => metrics.batchSize.observe(size)
   })
-  app.decorate('store', store)
+  app.decorate('store', instrumentStore(store, metrics))
   app.addHook('onClose', async () => { await store.close() })
 }, { name: 'store' })

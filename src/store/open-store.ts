@@ -7,11 +7,15 @@ import type { Store } from './store.js'
 export class StoreOpenError extends Error {}
 
 /** Opens and migrates the store a database URL names. */
-export async function openStore (database: DatabaseUrl, options: { onPoolError?: (error: Error) => void } = {}): Promise<Store> {
+export async function openStore (database: DatabaseUrl, options: {
+  onPoolError?: (error: Error) => void
+  /** Told the size of each group-commit batch. */
+  onBatch?: (size: number) => void
+} = {}): Promise<Store> {
   try {
     switch (database.kind) {
       case 'sqlite':
-        return openSqlite({ path: database.path, synchronous: database.synchronous })
+        return openSqlite({ path: database.path, synchronous: database.synchronous, onBatch: options.onBatch })
       case 'postgres':
         return await openPostgres({ url: database.url, poolSize: database.poolSize, onPoolError: options.onPoolError })
     }

@@ -22,6 +22,7 @@ export interface SqliteOptions {
   path: string
   /** FULL by default: a 200 survives a power cut, not only a crash of the process. */
   synchronous?: SqliteSynchronous
+  onBatch?: (size: number) => void
 }
 
 // Codes that mean "the database cannot serve now", not "the request is wrong": answered with 503.
@@ -35,7 +36,7 @@ export function openSqlite (options: SqliteOptions): Store {
   migrateSqlite(db)
   // An in-memory database is private to its connection, and has no fsync to move off the event loop.
   const writer = options.path === ':memory:' ? undefined : new SqliteWriter(options.path, synchronous)
-  return new SqliteStore(db, writer)
+  return new SqliteStore(db, writer, options.onBatch)
 }
 
 class SqliteStore implements Store {
@@ -52,7 +53,7 @@ class SqliteStore implements Store {
   readonly #writer: SqliteWriter | undefined
 
   /** Creates run on `writer`'s thread when there is one (a file), else on `db` (in memory). */
-  constructor (db: Database.Database, writer: SqliteWriter | undefined) {
+  constructor (db: Database.Database, writer: SqliteWriter | undefined, onBatch?: (size: number) => void) {
     this.#db = db
     const createBatch = createBatchRunner(db)
     this.#selectPlant = db.prepare('SELECT id, name, tag FROM plants WHERE id = ?')
@@ -61,7 +62,7 @@ class SqliteStore implements Store {
     this.#creates = new GroupCommit(writer === undefined
       ? (plants: Plant[]) => guard(() => createBatch(plants))
       : (plants: Plant[]) => writer.run(plants).catch((error: unknown) => guard(() => { throw error })),
-    { maxInFlight: writer === undefined ? 1 : 2 })
+    { maxInFlight: writer === undefined ? 1 : 2, onBatch })
     this.#writer = writer
     this.#listPlants = db.prepare('SELECT id, name, tag FROM plants WHERE id >= ? ORDER BY id LIMIT ?')
     this.#listPlantsByTag = db.prepare('SELECT id, name, tag FROM plants WHERE tag = ? AND id >= ? ORDER BY id LIMIT ?')

@@ -13,6 +13,8 @@ export interface DispatcherOptions {
   giveUpAfterMs: number
   /** How often to look for due deliveries when nothing wakes the dispatcher. */
   pollMs: number
+  /** Told each attempt's outcome (for metrics). */
+  onAttempt?: (outcome: 'delivered' | 'failed' | 'given_up') => void
 }
 
 const MAX_DELAY_MS = 60 * 60 * 1000
@@ -123,6 +125,7 @@ export class WebhookDispatcher {
     })
     // Wake for the retry itself when it is due before the next poll.
     if (!delivered && !givingUp) setTimeout(() => this.wake(), retryAt - Date.now()).unref()
+    this.#options.onAttempt?.(delivered ? 'delivered' : givingUp ? 'given_up' : 'failed')
     const fields = { deliveryId: delivery.id, webhookId: delivery.messageId, url: delivery.url, attempt: delivery.attempts + 1, status }
     if (delivered) this.#log.info(fields, 'webhook delivered')
     else this.#log.warn({ ...fields, error }, givingUp ? 'webhook given up' : 'webhook attempt failed; will retry')

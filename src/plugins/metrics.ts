@@ -1,0 +1,40 @@
+import fp from 'fastify-plugin'
+import type { Config } from '../config.js'
+import { operation } from '../contract/document.js'
+import { InvalidToken, MissingCredentials } from '../errors.js'
+import type { Metrics } from '../metrics.js'
+import { hashToken, readCredentials, sameHash } from '../tokens.js'
+
+const counted = Symbol('counted in flight')
+
+/**
+ * Request metrics for every request (count and latency by route template and status, in flight), and
+ * `GET /metrics` in the Prometheus text format unless turned off; with `--metrics token` it asks for
+ * its own bearer token, compared in constant time.
+ */
+export default fp<{ metrics: Metrics, settings: Config['metrics'] }>(async (app, { metrics, settings }) => {
+  app.addHook('onRequest', async (request) => {
+    metrics.inFlight.inc()
+    ;(request as unknown as Record<symbol, boolean>)[counted] = true
+  })
+  app.addHook('onResponse', async (request, reply) => {
+    if ((request as unknown as Record<symbol, boolean>)[counted] === true) metrics.inFlight.dec()
+    const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) }
+    metrics.requests.inc(labels)
+    metrics.requestDuration.observe(labels, reply.elapsedTime / 1000)
+  })
+
+  if (settings.mode === 'off') return
+  const expected = settings.token === undefined ? undefined : hashToken(settings.token)
+  app.route({
+    ...operation('getMetrics'),
+    handler: async (request, reply) => {
+      if (expected !== undefined) {
+        const credentials = readCredentials(request.headers.authorization)
+        if (credentials.kind !== 'bearer') throw new MissingCredentials()
+        if (!sameHash(hashToken(credentials.token), expected)) throw new InvalidToken()
+      }
+      return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics())
+    }
+  })
+}, { name: 'metrics', dependencies: ['error-handler'] })
