@@ -1,0 +1,138 @@
+/**
+ * A typed client of the Plant Store API: `import { createPlantStoreClient } from 'plantstore/client'`.
+ * Its types come from openapi/plantstore.yaml at build time (openapi-types.ts, by openapi-typescript),
+ * so they cannot drift from the document; ids are `bigint` both ways, so no int64 is ever rounded.
+ */
+import { parseExactJson } from '../contract/exact-json.js'
+import { newPlantJson } from '../webhooks/payload.js'
+import type { components, operations } from './openapi-types.js'
+
+type Schemas = components['schemas']
+
+/** A plant as the API answers it, its id exact. */
+export type Plant = Omit<Schemas['Plant'], 'id'> & { id: bigint }
+/** What a plant is made of besides its id. */
+export type PlantContent = Omit<Schemas['Plant'], 'id'>
+/** A plant to create; a `number` id must be a safe integer (beyond 2^53 a double has already lost digits). */
+export type NewPlant = PlantContent & { id: bigint | number }
+export type ListQuery = Omit<NonNullable<operations['listPlants']['parameters']['query']>, 'after'> & { after?: bigint | number }
+export interface Page { plants: Plant[], next?: ListQuery }
+
+/** Any non-2xx answer: the HTTP status, and the Error body's `error` code and `message`. */
+export class PlantStoreError extends Error {
+  readonly status: number
+  readonly error: Schemas['Error']['error']
+  readonly requestId: string | undefined
+
+  constructor (status: number, body: Schemas['Error'], requestId: string | undefined) {
+    super(body.message)
+    this.name = 'PlantStoreError'
+    this.status = status
+    this.error = body.error
+    this.requestId = requestId
+  }
+}
+
+export interface ClientOptions {
+  /** Where the service answers, such as `http://127.0.0.1:8080`. */
+  baseUrl: string
+  /** A bearer token: `ps_…`, or a JWT when the service accepts them. */
+  token: string
+  fetch?: typeof globalThis.fetch
+}
+
+function exactId (id: bigint | number): bigint {
+  if (typeof id === 'bigint') return id
+  if (!Number.isSafeInteger(id)) throw new TypeError(`plant id ${id} is not a safe integer: pass it as a bigint`)
+  return BigInt(id)
+}
+
+function toPlant (value: unknown): Plant {
+  const plant = value as { id: number | bigint, name: string, tag?: string }
+  return plant.tag === undefined ? { id: BigInt(plant.id), name: plant.name } : { id: BigInt(plant.id), name: plant.name, tag: plant.tag }
+}
+
+/** The next page's query, from a `Link: <…>; rel="next"` header. */
+function nextQuery (link: string | null): ListQuery | undefined {
+  const target = link === null ? undefined : /<([^>]*)>;\s*rel="next"/.exec(link)?.[1]
+  if (target === undefined) return undefined
+  const params = new URL(target, 'http://next.invalid').searchParams
+  const after = params.get('after')
+  const limit = params.get('limit')
+  const tag = params.get('tag')
+  return {
+    ...(limit !== null && { limit: Number(limit) }),
+    ...(tag !== null && { tag }),
+    ...(after !== null && { after: BigInt(after) })
+  }
+}
+
+export function createPlantStoreClient ({ baseUrl, token, fetch = globalThis.fetch }: ClientOptions) {
+  const root = baseUrl.replace(/\/+$/, '')
+
+  async function call (method: string, path: string, body?: string, headers: Record<string, string> = {}) {
+    const response = await fetch(`${root}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { 'content-type': 'application/json' }), ...headers },
+      ...(body !== undefined && { body })
+    })
+    const text = await response.text()
+    if (!response.ok) {
+      const parsed = (() => { try { return JSON.parse(text) as Schemas['Error'] } catch { return undefined } })()
+      const errorBody = parsed !== undefined && typeof parsed.error === 'number' ? parsed : { error: 0, message: text || response.statusText }
+      throw new PlantStoreError(response.status, errorBody, response.headers.get('x-request-id') ?? undefined)
+    }
+    return { response, value: text === '' ? undefined : parseExactJson(text) }
+  }
+
+  const plantPath = (id: bigint | number) => `/plants/${exactId(id)}`
+
+  return {
+    /** POST /plants: 200 with the stored plant, also for an identical replay; 409 for other content. */
+    async createPlant (plant: NewPlant): Promise<Plant> {
+      const { value } = await call('POST', '/plants', newPlantJson({ ...plant, id: exactId(plant.id) }))
+      return toPlant(value)
+    },
+
+    /** GET /plants: one page in id order, and the query of the next page while more remain. */
+    async listPlants (query: ListQuery = {}): Promise<Page> {
+      const params = new URLSearchParams()
+      if (query.limit !== undefined) params.set('limit', String(query.limit))
+      if (query.tag !== undefined) params.set('tag', query.tag)
+      if (query.after !== undefined) params.set('after', String(exactId(query.after)))
+      const { response, value } = await call('GET', `/plants${params.size > 0 ? `?${params}` : ''}`)
+      const next = nextQuery(response.headers.get('link'))
+      return { plants: (value as unknown[]).map(toPlant), ...(next !== undefined && { next }) }
+    },
+
+    /** Every plant matching `query`, page after page. */
+    async * allPlants (query: ListQuery = {}): AsyncGenerator<Plant> {
+      let page: ListQuery | undefined = query
+      while (page !== undefined) {
+        const { plants, next }: Page = await this.listPlants(page)
+        yield * plants
+        page = next
+      }
+    },
+
+    /** GET /plants/{id}, with the ETag to pass as `ifMatch` to a later replace or delete. */
+    async getPlant (id: bigint | number): Promise<{ plant: Plant, etag: string }> {
+      const { response, value } = await call('GET', plantPath(id))
+      return { plant: toPlant(value), etag: response.headers.get('etag') ?? '' }
+    },
+
+    /** PUT /plants/{id}: replaces name and tag; with `ifMatch`, only while the plant is unchanged (else 412). */
+    async replacePlant (id: bigint | number, content: PlantContent, options: { ifMatch?: string } = {}) {
+      const { response, value } = await call('PUT', plantPath(id), JSON.stringify({ name: content.name, tag: content.tag }),
+        options.ifMatch === undefined ? {} : { 'if-match': options.ifMatch })
+      return { plant: toPlant(value), etag: response.headers.get('etag') ?? '' }
+    },
+
+    /** DELETE /plants/{id}; with `ifMatch`, only while the plant is unchanged (else 412). */
+    async deletePlant (id: bigint | number, options: { ifMatch?: string } = {}): Promise<void> {
+      await call('DELETE', plantPath(id), undefined, options.ifMatch === undefined ? {} : { 'if-match': options.ifMatch })
+    }
+  }
+}
+
+export type PlantStoreClient = ReturnType<typeof createPlantStoreClient>
