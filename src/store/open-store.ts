@@ -17,7 +17,7 @@ export async function openStore (database: DatabaseUrl, options: {
       case 'sqlite':
         return openSqlite({ path: database.path, synchronous: database.synchronous, onBatch: options.onBatch })
       case 'postgres':
-        return await openPostgres({ url: database.url, poolSize: database.poolSize, onPoolError: options.onPoolError })
+        return await openPostgres({ url: database.url, poolSize: database.poolSize, ...options })
     }
   } catch (error) {
     throw new StoreOpenError(`cannot open the database (--database, PLANTSTORE_DATABASE_URL): ${(error as Error).message}`)

@@ -2,7 +2,11 @@ import pg from 'pg'
 import type { PoolClient } from 'pg'
 import { StorageUnavailable } from '../errors.js'
 import { newMessageId, newPlantJson } from '../webhooks/payload.js'
+import { GroupCommit } from './group-commit.js'
+import { createBatchParams, createBatchSql, outcomeOf } from './postgres-batch.js'
+import type { BatchRow } from './postgres-batch.js'
 import { migratePostgres } from './postgres-migrations.js'
+import { TokenCache } from './postgres-token-cache.js'
 import { claimSql } from './postgres-webhooks.js'
 import { toDelivery, toDeliveryReport, toPlant, toSubscription, toToken } from './rows.js'
 import type { DeliveryReportRow, DeliveryRow, PlantRow, SubscriptionRow, TokenRow } from './rows.js'
@@ -16,6 +20,7 @@ export interface PostgresOptions {
   poolSize: number
   /** Where pool-level errors (an idle connection dropped by the server) are reported. */
   onPoolError?: (error: Error) => void
+  onBatch?: (size: number) => void
 }
 
 const INT8_OID = 20
@@ -54,17 +59,46 @@ export async function openPostgres (options: PostgresOptions): Promise<Store> {
     await pool.end()
     throw error
   }
-  return new PostgresStore(pool)
+  return new PostgresStore(pool, new TokenCache(options.url), options.onBatch)
 }
 
 class PostgresStore implements Store {
   readonly #pool: pg.Pool
+  readonly #creates: GroupCommit<Plant, CreateOutcome>
 
-  constructor (pool: pg.Pool) {
+  readonly #tokens: TokenCache
+
+  constructor (pool: pg.Pool, tokens: TokenCache, onBatch?: (size: number) => void) {
     this.#pool = pool
+    this.#tokens = tokens
+    // Several batches in flight at once keep the pool's connections busy while each waits on its commit.
+    this.#creates = new GroupCommit((plants: Plant[]) => this.#createBatch(plants), { maxInFlight: 4, onBatch })
   }
 
   async createPlant (plant: Plant): Promise<CreateOutcome> {
+    return this.#creates.submit(plant)
+  }
+
+  /**
+   * Group commit: a batch of creates with distinct ids is one statement (postgres-batch.ts); a repeated
+   * id in the batch, and the rare row the statement cannot decide, go one by one afterwards, in order.
+   */
+  async #createBatch (plants: Plant[]): Promise<CreateOutcome[]> {
+    const firsts: Plant[] = []
+    const seen = new Set<bigint>()
+    for (const plant of plants) {
+      if (seen.has(plant.id)) continue
+      seen.add(plant.id)
+      firsts.push(plant)
+    }
+    const rows = await this.#query<BatchRow>(createBatchSql, createBatchParams(firsts, Date.now()))
+    const decided = new Map(firsts.map((plant, i) => [plant, outcomeOf(plant, rows[i]!)]))
+    const outcomes: CreateOutcome[] = []
+    for (const plant of plants) outcomes.push(decided.get(plant) ?? await this.#createOne(plant))
+    return outcomes
+  }
+
+  async #createOne (plant: Plant): Promise<CreateOutcome> {
     // A plant deleted between our conflict and our read leaves nothing to compare: try again.
     for (let attempt = 0; ; attempt++) {
       const outcome = await this.#transaction(async (client): Promise<CreateOutcome | undefined> => {
@@ -117,8 +151,13 @@ class PostgresStore implements Store {
   }
 
   async findTokenByHash (hash: Buffer) {
+    const cached = this.#tokens.get(hash)
+    if (cached !== undefined) return cached
     const [row] = await this.#query<TokenRow>('SELECT * FROM tokens WHERE hash = $1', [hash])
-    return row === undefined ? undefined : toToken(row)
+    if (row === undefined) return undefined
+    const token = toToken(row)
+    this.#tokens.set(token)
+    return token
   }
 
   async createToken (token: NewToken) {
@@ -148,6 +187,7 @@ class PostgresStore implements Store {
     const id = /^\d{1,18}$/.test(nameOrId) ? nameOrId : null
     const [row] = await this.#query<TokenRow>(`UPDATE tokens SET revoked_at = coalesce(revoked_at, $1)
       WHERE name = $2 OR id = $3::bigint RETURNING *`, [Date.now(), nameOrId, id])
+    this.#tokens.clear()
     return row === undefined ? undefined : toToken(row)
   }
 
@@ -195,6 +235,7 @@ class PostgresStore implements Store {
   }
 
   async close () {
+    await this.#tokens.close()
     if (!this.#pool.ended) await this.#pool.end()
   }
 

@@ -1,0 +1,57 @@
+import { newMessageId, newPlantJson } from '../webhooks/payload.js'
+import type { CreateOutcome, Plant } from './store.js'
+
+/**
+ * Creates a batch of plants with distinct ids in one statement, hence one round trip and one commit:
+ * insert what is new (ON CONFLICT DO NOTHING), write the outbox rows of what was inserted, and answer,
+ * per input row in order, whether it was inserted and the stored content of the ones that were not.
+ * $1 ids, $2 names, $3 tags, $4 message ids, $5 payloads, $6 now.
+ */
+export const createBatchSql = `
+WITH input AS (
+  SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[])
+    WITH ORDINALITY AS t (id, name, tag, message_id, payload, ord)
+), inserted AS (
+  INSERT INTO plants (id, name, tag, created_at)
+  SELECT id, name, tag, $6 FROM input ORDER BY ord
+  ON CONFLICT (id) DO NOTHING
+  RETURNING id
+), outbox AS (
+  INSERT INTO webhook_deliveries (message_id, subscription_id, plant_id, payload, created_at, next_attempt_at)
+  SELECT input.message_id, s.id, input.id, input.payload, $6, $6
+  FROM input JOIN inserted ON inserted.id = input.id CROSS JOIN webhook_subscriptions s
+  WHERE s.removed_at IS NULL
+  RETURNING plant_id
+)
+SELECT input.ord, inserted.id IS NOT NULL AS created,
+  EXISTS (SELECT 1 FROM outbox WHERE outbox.plant_id = input.id) AS enqueued,
+  stored.id IS NOT NULL AS found, stored.name, stored.tag
+FROM input
+LEFT JOIN inserted ON inserted.id = input.id
+LEFT JOIN plants stored ON stored.id = input.id
+ORDER BY input.ord`
+
+export interface BatchRow { created: boolean, enqueued: boolean, found: boolean, name: string | null, tag: string | null }
+
+/** The statement's parameters for a batch of plants with distinct ids. */
+export function createBatchParams (plants: Plant[], now: number): unknown[] {
+  return [
+    plants.map((plant) => plant.id.toString()),
+    plants.map((plant) => plant.name),
+    plants.map((plant) => plant.tag ?? null),
+    plants.map(() => newMessageId()),
+    plants.map((plant) => newPlantJson(plant)),
+    now
+  ]
+}
+
+/**
+ * One plant's outcome from its row. Undefined when the row cannot tell: the id conflicted with a plant
+ * committed after this statement's snapshot was taken, so the stored content was not visible to it.
+ */
+export function outcomeOf (plant: Plant, row: BatchRow): CreateOutcome | undefined {
+  if (row.created) return { kind: 'created', plant, enqueued: row.enqueued }
+  if (!row.found) return undefined
+  const stored: Plant = row.tag === null ? { id: plant.id, name: row.name! } : { id: plant.id, name: row.name!, tag: row.tag }
+  return { kind: stored.name === plant.name && stored.tag === plant.tag ? 'replayed' : 'conflict', plant: stored }
+}
