@@ -1,4 +1,5 @@
 import { newMessageId, newPlantJson } from '../webhooks/payload.js'
+import { sameOrConflict } from './store.js'
 import type { CreateOutcome, Plant } from './store.js'
 
 /**
@@ -52,6 +53,5 @@ export function createBatchParams (plants: Plant[], now: number): unknown[] {
 export function outcomeOf (plant: Plant, row: BatchRow): CreateOutcome | undefined {
   if (row.created) return { kind: 'created', plant, enqueued: row.enqueued }
   if (!row.found) return undefined
-  const stored: Plant = row.tag === null ? { id: plant.id, name: row.name! } : { id: plant.id, name: row.name!, tag: row.tag }
-  return { kind: stored.name === plant.name && stored.tag === plant.tag ? 'replayed' : 'conflict', plant: stored }
+  return sameOrConflict(plant, row.tag === null ? { id: plant.id, name: row.name! } : { id: plant.id, name: row.name!, tag: row.tag })
 }

@@ -10,7 +10,7 @@ import { TokenCache } from './postgres-token-cache.js'
 import { claimSql } from './postgres-webhooks.js'
 import { toDelivery, toDeliveryReport, toPlant, toSubscription, toToken } from './rows.js'
 import type { DeliveryReportRow, DeliveryRow, PlantRow, SubscriptionRow, TokenRow } from './rows.js'
-import { keysetStart, TokenNameTaken } from './store.js'
+import { keysetStart, sameOrConflict, TokenNameTaken } from './store.js'
 import type {
   AttemptResult, CreateOutcome, DeliveryClaim, NewToken, Plant, PlantQuery, Precondition, Store, WriteOutcome
 } from './store.js'
@@ -92,9 +92,19 @@ class PostgresStore implements Store {
       firsts.push(plant)
     }
     const rows = await this.#query<BatchRow>(createBatchSql, createBatchParams(firsts, Date.now()))
-    const decided = new Map(firsts.map((plant, i) => [plant, outcomeOf(plant, rows[i]!)]))
+    const rowOf = new Map(firsts.map((plant, i) => [plant, rows[i]!]))
+    const stored = new Map<bigint, Plant>()
     const outcomes: CreateOutcome[] = []
-    for (const plant of plants) outcomes.push(decided.get(plant) ?? await this.#createOne(plant))
+    for (const plant of plants) {
+      const row = rowOf.get(plant)
+      // A repeated id is served as if right after its first: against what that one left stored.
+      const earlier = stored.get(plant.id)
+      const outcome = row !== undefined
+        ? outcomeOf(plant, row) ?? await this.#createOne(plant)
+        : earlier !== undefined ? sameOrConflict(plant, earlier) : await this.#createOne(plant)
+      stored.set(plant.id, outcome.plant)
+      outcomes.push(outcome)
+    }
     return outcomes
   }
 
@@ -114,8 +124,7 @@ class PostgresStore implements Store {
         }
         const row = (await client.query<PlantRow>('SELECT id, name, tag FROM plants WHERE id = $1', [plant.id.toString()])).rows[0]
         if (row === undefined) return undefined
-        const stored = toPlant(row)
-        return { kind: stored.name === plant.name && stored.tag === plant.tag ? 'replayed' : 'conflict', plant: stored }
+        return sameOrConflict(plant, toPlant(row))
       })
       if (outcome !== undefined || attempt === 3) return outcome ?? { kind: 'conflict', plant }
     }

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3'
 import { newMessageId, newPlantJson } from '../webhooks/payload.js'
 import { toPlant } from './rows.js'
 import type { PlantRow } from './rows.js'
+import { sameOrConflict } from './store.js'
 import type { CreateOutcome, Plant } from './store.js'
 
 export type SqliteSynchronous = 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA'
@@ -36,9 +37,7 @@ export function createBatchRunner (db: Database.Database): (plants: Plant[]) => 
       const enqueued = enqueueDeliveries.run(newMessageId(), plant.id, newPlantJson(plant), now, now).changes > 0
       return { kind: 'created', plant, enqueued }
     }
-    const stored = toPlant(selectPlant.get(plant.id)!)
-    const same = stored.name === plant.name && stored.tag === plant.tag
-    return { kind: same ? 'replayed' : 'conflict', plant: stored }
+    return sameOrConflict(plant, toPlant(selectPlant.get(plant.id)!))
   }
   const batch = db.transaction((plants: Plant[]) => {
     const now = Date.now()

@@ -11,6 +11,11 @@ export type CreateOutcome =
   | { kind: 'replayed', plant: Plant }
   | { kind: 'conflict', plant: Plant }
 
+/** A create of an id already stored: an identical replay, or a conflict; either way the stored plant. */
+export function sameOrConflict (plant: Plant, stored: Plant): CreateOutcome {
+  return { kind: stored.name === plant.name && stored.tag === plant.tag ? 'replayed' : 'conflict', plant: stored }
+}
+
 /** A replace or delete: done, no such plant, or the caller's precondition (If-Match) refused the current plant. */
 export type WriteOutcome =
   | { kind: 'done', plant: Plant }
