@@ -55,12 +55,13 @@ class SqliteStore implements Store {
   /** Creates run on `writer`'s thread when there is one (a file), else on `db` (in memory). */
   constructor (db: Database.Database, writer: SqliteWriter | undefined, onBatch?: (size: number) => void) {
     this.#db = db
-    const createBatch = createBatchRunner(db)
     this.#selectPlant = db.prepare('SELECT id, name, tag FROM plants WHERE id = ?')
     this.#selectTokenByHash = db.prepare('SELECT * FROM tokens WHERE hash = ?')
     this.#insertToken = db.prepare('INSERT INTO tokens (name, hash, scopes, created_at, expires_at) VALUES (?, ?, ?, ?, ?) RETURNING *')
+    // Only an in-memory store commits on this connection; a file's creates go to the writer thread.
+    const createHere = writer === undefined ? createBatchRunner(db) : undefined
     this.#creates = new GroupCommit(writer === undefined
-      ? (plants: Plant[]) => guard(() => createBatch(plants))
+      ? (plants: Plant[]) => guard(() => createHere!(plants))
       : (plants: Plant[]) => writer.run(plants).catch((error: unknown) => guard(() => { throw error })),
     { maxInFlight: writer === undefined ? 1 : 2, onBatch })
     this.#writer = writer
