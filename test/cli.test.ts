@@ -42,6 +42,8 @@ describe('the plantstore executable', () => {
     await stop(second)
     const list = await run(['tokens', 'list', '--json', '--database', database])
     assert.deepEqual(JSON.parse(list.stdout).map((t: { name: string }) => t.name), ['default'])
+    assert.deepEqual(Object.keys(JSON.parse(list.stdout)[0]).sort(), ['createdAt', 'expiresAt', 'id', 'name', 'revokedAt', 'scopes', 'state'],
+      'the list shows no token and no hash')
   })
 
   test('a token revoked from the CLI is refused at once by a running server', async () => {

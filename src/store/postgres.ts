@@ -8,7 +8,7 @@ import type { BatchRow } from './postgres-batch.js'
 import { migratePostgres } from './postgres-migrations.js'
 import { TokenCache } from './postgres-token-cache.js'
 import { claimSql } from './postgres-webhooks.js'
-import { toDelivery, toDeliveryReport, toPlant, toSubscription, toToken } from './rows.js'
+import { toDelivery, toDeliveryReport, toPlant, toSubscription, toToken, toTokenWithHash } from './rows.js'
 import type { DeliveryReportRow, DeliveryRow, PlantRow, SubscriptionRow, TokenRow } from './rows.js'
 import { keysetStart, sameOrConflict, TokenNameTaken } from './store.js'
 import type {
@@ -164,7 +164,7 @@ class PostgresStore implements Store {
     if (cached !== undefined) return cached
     const [row] = await this.#query<TokenRow>('SELECT * FROM tokens WHERE hash = $1', [hash])
     if (row === undefined) return undefined
-    const token = toToken(row)
+    const token = toTokenWithHash(row)
     this.#tokens.set(token)
     return token
   }

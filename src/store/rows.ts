@@ -26,16 +26,21 @@ export function toSubscription (row: SubscriptionRow): Subscription {
   return { id: Number(row.id), url: row.url, secret: row.secret, createdAt: new Date(Number(row.created_at)) }
 }
 
-export function toToken (row: TokenRow): TokenRecord & { hash: Buffer } {
+/** A token as the CLI and the routes see it: never its hash (see toTokenWithHash). */
+export function toToken (row: TokenRow): TokenRecord {
   return {
     id: Number(row.id),
     name: row.name,
-    hash: row.hash,
     scopes: row.scopes.split(' ') as Scope[],
     createdAt: new Date(Number(row.created_at)),
     expiresAt: date(row.expires_at),
     revokedAt: date(row.revoked_at)
   }
+}
+
+/** A token with its stored hash, for authentication to compare in constant time. */
+export function toTokenWithHash (row: TokenRow): TokenRecord & { hash: Buffer } {
+  return { ...toToken(row), hash: row.hash }
 }
 
 export interface DeliveryRow {

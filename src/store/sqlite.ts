@@ -7,7 +7,7 @@ import { connect, createBatchRunner } from './sqlite-connection.js'
 import type { SqliteSynchronous } from './sqlite-connection.js'
 import { SqliteWriter } from './sqlite-writer.js'
 import { migrateSqlite } from './sqlite-migrations.js'
-import { toDelivery, toDeliveryReport, toPlant, toSubscription, toToken } from './rows.js'
+import { toDelivery, toDeliveryReport, toPlant, toSubscription, toToken, toTokenWithHash } from './rows.js'
 import type { DeliveryReportRow, DeliveryRow, PlantRow, SubscriptionRow, TokenRow } from './rows.js'
 import { claimSql } from './sqlite-webhooks.js'
 import { keysetStart, TokenNameTaken } from './store.js'
@@ -117,7 +117,7 @@ class SqliteStore implements Store {
   async findTokenByHash (hash: Buffer) {
     return guard(() => {
       const row = this.#selectTokenByHash.get(hash)
-      return row === undefined ? undefined : toToken(row)
+      return row === undefined ? undefined : toTokenWithHash(row)
     })
   }
 
