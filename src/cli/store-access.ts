@@ -12,6 +12,11 @@ export async function withStore<T> (database: string | undefined, use: (store: S
   }
 }
 
+/** Prints one JSON value on a line; bigints (plant ids) as exact strings. */
+export function printJson (value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, (_key, v: unknown) => typeof v === 'bigint' ? v.toString() : v)}\n`)
+}
+
 /** Prints rows under a header, in columns. */
 export function printTable (header: string[], rows: string[][]) {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)))

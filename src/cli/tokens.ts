@@ -3,7 +3,7 @@ import { SCOPES } from '../store/store.js'
 import type { Scope, TokenRecord } from '../store/store.js'
 import { generateToken, hashToken, parseDuration } from '../tokens.js'
 import { databaseOption } from './options.js'
-import { printTable, withStore } from './store-access.js'
+import { printJson, printTable, withStore } from './store-access.js'
 import { UsageError } from './usage-error.js'
 
 function tokenState (token: TokenRecord, now = Date.now()): string {
@@ -48,10 +48,7 @@ export function registerTokens (program: Command) {
     .addOption(databaseOption())
     .action(async (options: { json?: boolean, database?: string }) => {
       const list = await withStore(options.database, (store) => store.listTokens())
-      if (options.json === true) {
-        process.stdout.write(`${JSON.stringify(list.map((token) => ({ ...token, state: tokenState(token) })))}\n`)
-        return
-      }
+      if (options.json === true) return printJson(list.map((token) => ({ ...token, state: tokenState(token) })))
       const rows = list.map((t) => [String(t.id), t.name, t.scopes.join(','), tokenState(t),
         t.createdAt.toISOString(), t.expiresAt?.toISOString() ?? '-'])
       printTable(['ID', 'NAME', 'SCOPES', 'STATE', 'CREATED', 'EXPIRES'], rows)

@@ -1,7 +1,7 @@
 import type { Command } from 'commander'
 import { generateSecret } from '../webhooks/signature.js'
 import { databaseOption } from './options.js'
-import { printTable, withStore } from './store-access.js'
+import { printJson, printTable, withStore } from './store-access.js'
 import { UsageError } from './usage-error.js'
 
 /** Only absolute http(s) URLs can receive deliveries. */
@@ -18,8 +18,6 @@ function checkUrl (text: string): string {
   return url.href
 }
 
-const json = (value: unknown): void => { process.stdout.write(`${JSON.stringify(value, (_k, v) => typeof v === 'bigint' ? v.toString() : v)}\n`) }
-
 export function registerWebhooks (program: Command) {
   const webhooks = program.command('webhooks').description('manage subscribers of the newPlant webhook')
 
@@ -30,7 +28,7 @@ export function registerWebhooks (program: Command) {
     .addOption(databaseOption())
     .action(async (url: string, options: { json?: boolean, database?: string }) => {
       const subscription = await withStore(options.database, (store) => store.addSubscription(checkUrl(url), generateSecret()))
-      if (options.json === true) return json({ id: subscription.id, url: subscription.url, secret: subscription.secret })
+      if (options.json === true) return printJson({ id: subscription.id, url: subscription.url, secret: subscription.secret })
       process.stdout.write(`subscription ${subscription.id}: ${subscription.url}\nsigning secret: ${subscription.secret}\n`)
     })
 
@@ -40,7 +38,7 @@ export function registerWebhooks (program: Command) {
     .addOption(databaseOption())
     .action(async (options: { json?: boolean, database?: string }) => {
       const list = await withStore(options.database, (store) => store.listSubscriptions())
-      if (options.json === true) return json(list.map(({ id, url, createdAt }) => ({ id, url, createdAt })))
+      if (options.json === true) return printJson(list.map(({ id, url, createdAt }) => ({ id, url, createdAt })))
       printTable(['ID', 'URL', 'CREATED'], list.map((s) => [String(s.id), s.url, s.createdAt.toISOString()]))
     })
 
@@ -63,7 +61,7 @@ export function registerWebhooks (program: Command) {
       const limit = Number(options.limit)
       if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`invalid --limit ${options.limit}: expected a positive integer`)
       const list = await withStore(options.database, (store) => store.listDeliveries(limit))
-      if (options.json === true) return json(list)
+      if (options.json === true) return printJson(list)
       printTable(['ID', 'PLANT', 'URL', 'STATE', 'ATTEMPTS', 'LAST STATUS', 'LAST ERROR', 'NEXT TRY'], list.map((d) => [
         String(d.id), String(d.plantId), d.url, d.state, String(d.attempts), String(d.lastStatus ?? '-'),
         d.lastError ?? '-', d.nextAttemptAt?.toISOString() ?? '-'
