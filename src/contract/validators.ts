@@ -2,11 +2,10 @@ import Ajv2020 from 'ajv/dist/2020.js'
 import type { DataValidationCxt, ErrorObject } from 'ajv/dist/types/index.js'
 import type { FastifySchemaCompiler } from 'fastify'
 import type { JsonSchema } from './document.js'
+import { INT64_MAX, INT64_MIN } from '../int64.js'
 
 const Ajv = Ajv2020.default
 
-const INT64_MIN = -(2n ** 63n)
-const INT64_MAX = 2n ** 63n - 1n
 const DIGITS = /^-?\d{1,19}$/
 
 /**

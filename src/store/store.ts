@@ -1,3 +1,5 @@
+import { INT64_MAX, INT64_MIN } from '../int64.js'
+
 /** A plant as the API shows it; `id` is always exact. */
 export interface Plant {
   id: bigint
@@ -31,9 +33,6 @@ export interface PlantQuery {
   after?: bigint
   tag?: string
 }
-
-const INT64_MIN = -(2n ** 63n)
-const INT64_MAX = 2n ** 63n - 1n
 
 /**
  * Keyset pagination as `id >= start`: the smallest id after the cursor (the smallest int64 without one),
