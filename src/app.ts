@@ -51,7 +51,12 @@ export async function buildApp (config: Config, options: BuildOptions = {}) {
   await app.register(requestId)
   await app.register(metricsPlugin, { metrics, settings: config.metrics })
   await app.register(store, { database: config.database, metrics })
-  await app.register(webhooks, { ...config.webhooks, onAttempt: (outcome) => metrics.webhookDeliveries.inc({ outcome }) })
+  await app.register(webhooks, {
+    ...config.webhooks,
+    onAttempt: (outcome) => metrics.webhookDeliveries.inc({ outcome }),
+    onDelivered: (lagSeconds) => metrics.webhookLag.observe(lagSeconds)
+  })
+  metrics.observeWebhooks({ backlog: () => app.store.webhooks.backlog(), concurrency: () => app.webhooks.concurrency() })
   await app.register(securityHeaders)
   await app.register(overload, { maxEventLoopDelayMs: config.limits.maxEventLoopDelayMs })
   await app.register(auth, { authFailureLimit: config.limits.authFailures, rateLimit: config.limits.perToken, jwt: config.jwt })

@@ -1,4 +1,4 @@
-import type { SqliteSynchronous } from './store/sqlite.js'
+import type { SqliteSynchronous } from './store/sqlite/index.js'
 import { parseDuration } from './tokens.js'
 
 export type DatabaseUrl =
@@ -90,7 +90,7 @@ export const SETTINGS = {
   jwtAudience: ['--jwt-audience', 'PLANTSTORE_JWT_AUDIENCE', '', 'audience', 'the aud a JWT must carry (default: not checked)'],
   jwtJwksUrl: ['--jwt-jwks-url', 'PLANTSTORE_JWT_JWKS_URL', '', 'url', "the issuer's JWKS (default: from its OpenID discovery document)"],
   webhookTimeout: ['--webhook-timeout', 'PLANTSTORE_WEBHOOK_TIMEOUT', '10s', 'duration', 'how long one webhook attempt may take'],
-  webhookConcurrency: ['--webhook-concurrency', 'PLANTSTORE_WEBHOOK_CONCURRENCY', '4', 'n', 'webhook deliveries in flight per subscriber'],
+  webhookConcurrency: ['--webhook-concurrency', 'PLANTSTORE_WEBHOOK_CONCURRENCY', '64', 'n', 'most webhook deliveries in flight per subscriber and process; the number grows toward it while the subscriber answers quickly'],
   webhookRetryBase: ['--webhook-retry-base', 'PLANTSTORE_WEBHOOK_RETRY_BASE', '2s', 'duration', 'wait before the first webhook retry; doubles after each'],
   webhookGiveUpAfter: ['--webhook-give-up-after', 'PLANTSTORE_WEBHOOK_GIVE_UP_AFTER', '3d', 'duration', 'give up an undelivered webhook this long after its event']
 } as const satisfies Record<keyof RawConfig, readonly [string, string, string, string, string]>

@@ -40,6 +40,13 @@ export class Metrics {
     registers: [this.registry]
   })
 
+  readonly webhookLag = new Histogram({
+    name: 'plantstore_webhook_delivery_lag_seconds',
+    help: 'Time from a plant\'s creation to the delivery of its newPlant event (retries included)',
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600, 21600, 86400],
+    registers: [this.registry]
+  })
+
   readonly webhookDeliveries = new Counter({
     name: 'plantstore_webhook_deliveries_total',
     help: 'Webhook delivery attempts, by outcome: delivered, failed (will retry) or given_up',
@@ -50,23 +57,61 @@ export class Metrics {
   constructor () {
     collectDefaultMetrics({ register: this.registry, prefix: 'plantstore_' })
   }
+
+  /** Per-subscriber gauges, read from the outbox and the dispatcher when scraped (not on every change). */
+  observeWebhooks (sources: { backlog: () => Promise<Map<number, number>>, concurrency: () => Map<number, number> }) {
+    const perSubscription = (gauge: Gauge<'subscription'>, values: Map<number, number>) => {
+      gauge.reset()
+      for (const [id, value] of values) gauge.set({ subscription: String(id) }, value)
+    }
+    this.registry.registerMetric(new Gauge({
+      name: 'plantstore_webhook_backlog',
+      help: 'newPlant events not yet delivered to a subscriber (nor given up), by subscription id',
+      labelNames: ['subscription'] as const,
+      registers: [],
+      async collect () { perSubscription(this, await sources.backlog()) }
+    }))
+    this.registry.registerMetric(new Gauge({
+      name: 'plantstore_webhook_concurrency',
+      help: 'Deliveries this process lets be in flight to a subscriber now (its adaptive limit), by subscription id',
+      labelNames: ['subscription'] as const,
+      registers: [],
+      collect () { perSubscription(this, sources.concurrency()) }
+    }))
+  }
 }
 
-/** The store with every method timed into `plantstore_store_operation_duration_seconds`. */
-export function instrumentStore (store: Store, metrics: Metrics): Store {
-  return new Proxy(store, {
-    get (target, property, receiver) {
-      const value = Reflect.get(target, property, receiver)
-      if (typeof value !== 'function' || typeof property !== 'string') return value
-      const timer = metrics.storeDuration.labels(property)
-      return async (...args: unknown[]) => {
-        const end = timer.startTimer()
-        try {
-          return await value.apply(target, args)
-        } finally {
-          end()
-        }
+/** A store concern with every method timed into `plantstore_store_operation_duration_seconds` as `concern.method`. */
+function timed<T extends object> (concern: string, target: T, metrics: Metrics): T {
+  const wrapped: Record<string, unknown> = {}
+  let prototype: object | null = Object.getPrototypeOf(target)
+  const names = new Set(Object.keys(target))
+  for (; prototype !== null && prototype !== Object.prototype; prototype = Object.getPrototypeOf(prototype)) {
+    for (const name of Object.getOwnPropertyNames(prototype)) if (name !== 'constructor') names.add(name)
+  }
+  for (const name of names) {
+    const method = (target as Record<string, unknown>)[name]
+    if (typeof method !== 'function') continue
+    const timer = metrics.storeDuration.labels(`${concern}.${name}`)
+    wrapped[name] = async (...args: unknown[]) => {
+      const end = timer.startTimer()
+      try {
+        return await method.apply(target, args)
+      } finally {
+        end()
       }
     }
-  })
+  }
+  return wrapped as T
+}
+
+/** The store with every operation timed; the wrappers are made once, not per call. */
+export function instrumentStore (store: Store, metrics: Metrics): Store {
+  return {
+    plants: timed('plants', store.plants, metrics),
+    tokens: timed('tokens', store.tokens, metrics),
+    webhooks: timed('webhooks', store.webhooks, metrics),
+    ping: store.ping,
+    close: store.close
+  }
 }

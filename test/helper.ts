@@ -26,7 +26,7 @@ let tokenCount = 0
 /** Creates a token in the app's store and answers the bearer value. */
 export async function createToken (app: App, options: { scopes?: Scope[], expiresAt?: Date | null, name?: string } = {}) {
   const token = generateToken()
-  await app.store.createToken({
+  await app.store.tokens.create({
     name: options.name ?? `test-${++tokenCount}`,
     hash: hashToken(token),
     scopes: options.scopes ?? [...SCOPES],

@@ -32,7 +32,7 @@ test('/metrics is Prometheus text whose counters move with traffic', async (t) =
   assert.equal(after.get(series), 5)
   assert.equal(after.get('plantstore_http_requests_total{method="POST",route="/plants",status="409"}'), 1)
   assert.equal(after.get('plantstore_http_request_duration_seconds_count{method="POST",route="/plants",status="200"}'), 5)
-  assert.ok(after.get('plantstore_store_operation_duration_seconds_count{operation="createPlant"}')! >= 6)
+  assert.ok(after.get('plantstore_store_operation_duration_seconds_count{operation="plants.create"}')! >= 6)
   assert.ok(after.get('plantstore_group_commit_batch_size_count')! >= 1, 'group-commit batches are counted')
   assert.equal(after.get('plantstore_group_commit_batch_size_sum'), 6)
   assert.equal(after.get('plantstore_http_requests_in_flight'), 1, 'the /metrics request itself')

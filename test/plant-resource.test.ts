@@ -60,7 +60,7 @@ for (const [db, database] of Object.entries(DATABASES)) {
     test('walking every page while plants are inserted between page reads returns each plant once', async (t) => {
       const { app, send } = await buildWithToken(t, { database })
       const total = 2500
-      for (let id = 0; id < total; id++) await app.store.createPlant({ id: BigInt(id * 10), name: `p${id}` })
+      for (let id = 0; id < total; id++) await app.store.plants.create({ id: BigInt(id * 10), name: `p${id}` })
       const seen: number[] = []
       let url: string | undefined = '/plants?limit=250'
       let inserted = 0
@@ -69,8 +69,8 @@ for (const [db, database] of Object.entries(DATABASES)) {
         assert.equal(res.statusCode, 200)
         seen.push(...ids(res))
         // Between page reads, add plants before the cursor (they must not shift the pages) and after it.
-        await app.store.createPlant({ id: BigInt(-1 - inserted), name: 'behind' })
-        await app.store.createPlant({ id: BigInt(total * 10 + inserted), name: 'ahead' })
+        await app.store.plants.create({ id: BigInt(-1 - inserted), name: 'behind' })
+        await app.store.plants.create({ id: BigInt(total * 10 + inserted), name: 'ahead' })
         inserted++
         url = nextLink(res.headers.link)
       }

@@ -19,7 +19,7 @@ export function registerServe (program: Command) {
       const app = await buildApp(config)
       // Created before listening, so no request can find a store without tokens; printed after, with the real port.
       const firstToken = generateToken()
-      const created = await app.store.createFirstToken({
+      const created = await app.store.tokens.createFirst({
         name: 'default', hash: hashToken(firstToken), scopes: [...SCOPES], expiresAt: null
       })
       try {

@@ -36,7 +36,7 @@ export function registerTokens (program: Command) {
         expiresAt = new Date(Date.now() + ms)
       }
       const token = generateToken()
-      await withStore(options.database, (store) => store.createToken({
+      await withStore(options.database, (store) => store.tokens.create({
         name: options.name, hash: hashToken(token), scopes: [...new Set(scopes)] as Scope[], expiresAt
       }))
       process.stdout.write(`${token}\n`)
@@ -47,7 +47,7 @@ export function registerTokens (program: Command) {
     .option('--json', 'one JSON array')
     .addOption(databaseOption())
     .action(async (options: { json?: boolean, database?: string }) => {
-      const list = await withStore(options.database, (store) => store.listTokens())
+      const list = await withStore(options.database, (store) => store.tokens.list())
       if (options.json === true) return printJson(list.map((token) => ({ ...token, state: tokenState(token) })))
       const rows = list.map((t) => [String(t.id), t.name, t.scopes.join(','), tokenState(t),
         t.createdAt.toISOString(), t.expiresAt?.toISOString() ?? '-'])
@@ -59,7 +59,7 @@ export function registerTokens (program: Command) {
     .argument('<name-or-id>')
     .addOption(databaseOption())
     .action(async (nameOrId: string, options: { database?: string }) => {
-      const revoked = await withStore(options.database, (store) => store.revokeToken(nameOrId))
+      const revoked = await withStore(options.database, (store) => store.tokens.revoke(nameOrId))
       if (revoked === undefined) throw new UsageError(`no token named or numbered ${nameOrId}`)
       process.stdout.write(`revoked token ${revoked.id} (${revoked.name})\n`)
     })

@@ -27,7 +27,7 @@ export function registerWebhooks (program: Command) {
     .option('--json', 'print one JSON object {"id", "url", "secret"}')
     .addOption(databaseOption())
     .action(async (url: string, options: { json?: boolean, database?: string }) => {
-      const subscription = await withStore(options.database, (store) => store.addSubscription(checkUrl(url), generateSecret()))
+      const subscription = await withStore(options.database, (store) => store.webhooks.addSubscription(checkUrl(url), generateSecret()))
       if (options.json === true) return printJson({ id: subscription.id, url: subscription.url, secret: subscription.secret })
       process.stdout.write(`subscription ${subscription.id}: ${subscription.url}\nsigning secret: ${subscription.secret}\n`)
     })
@@ -37,7 +37,7 @@ export function registerWebhooks (program: Command) {
     .option('--json', 'one JSON array')
     .addOption(databaseOption())
     .action(async (options: { json?: boolean, database?: string }) => {
-      const list = await withStore(options.database, (store) => store.listSubscriptions())
+      const list = await withStore(options.database, (store) => store.webhooks.listSubscriptions())
       if (options.json === true) return printJson(list.map(({ id, url, createdAt }) => ({ id, url, createdAt })))
       printTable(['ID', 'URL', 'CREATED'], list.map((s) => [String(s.id), s.url, s.createdAt.toISOString()]))
     })
@@ -47,7 +47,7 @@ export function registerWebhooks (program: Command) {
     .argument('<id>')
     .addOption(databaseOption())
     .action(async (id: string, options: { database?: string }) => {
-      const removed = /^\d+$/.test(id) && await withStore(options.database, (store) => store.removeSubscription(Number(id)))
+      const removed = /^\d+$/.test(id) && await withStore(options.database, (store) => store.webhooks.removeSubscription(Number(id)))
       if (!removed) throw new UsageError(`no webhook subscription ${id}`)
       process.stdout.write(`removed subscription ${id}\n`)
     })
@@ -60,7 +60,7 @@ export function registerWebhooks (program: Command) {
     .action(async (options: { json?: boolean, limit: string, database?: string }) => {
       const limit = Number(options.limit)
       if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`invalid --limit ${options.limit}: expected a positive integer`)
-      const list = await withStore(options.database, (store) => store.listDeliveries(limit))
+      const list = await withStore(options.database, (store) => store.webhooks.listDeliveries(limit))
       if (options.json === true) return printJson(list)
       printTable(['ID', 'PLANT', 'URL', 'STATE', 'ATTEMPTS', 'LAST STATUS', 'LAST ERROR', 'NEXT TRY'], list.map((d) => [
         String(d.id), String(d.plantId), d.url, d.state, String(d.attempts), String(d.lastStatus ?? '-'),

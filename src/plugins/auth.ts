@@ -33,7 +33,7 @@ async function authenticate (store: Store, verifyJwt: JwtVerifier | undefined, r
   }
   if (!looksLikeToken(credentials.token)) throw new InvalidToken()
   const hash = hashToken(credentials.token)
-  const token = await store.findTokenByHash(hash)
+  const token = await store.tokens.findByHash(hash)
   const usable = token !== undefined && sameHash(token.hash, hash) && token.revokedAt === null &&
     (token.expiresAt === null || token.expiresAt.getTime() > Date.now())
   if (!usable) throw new InvalidToken()

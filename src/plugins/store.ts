@@ -8,7 +8,7 @@ import { openStore } from '../store/open-store.js'
 export default fp<{ database: DatabaseUrl, metrics: Metrics }>(async (app, { database, metrics }) => {
   const store = await openStore(database, {
     onPoolError: (error) => app.log.warn({ err: error }, 'database connection lost; reconnecting on demand'),
-    onBatch: (size) => metrics.batchSize.observe(size)
+    onBatch: (creates) => metrics.batchSize.observe(creates)
   })
   app.decorate('store', instrumentStore(store, metrics))
   app.addHook('onClose', async () => { await store.close() })

@@ -7,7 +7,7 @@ import type { DispatcherOptions } from '../webhooks/dispatcher.js'
  * stops, letting attempts in flight finish, before the requests drain and the store closes.
  */
 export default fp<DispatcherOptions>(async (app, options) => {
-  const dispatcher = new WebhookDispatcher(app.store, app.log.child({ component: 'webhooks' }), options)
+  const dispatcher = new WebhookDispatcher(app.store.webhooks, app.log.child({ component: 'webhooks' }), options)
   app.decorate('webhooks', dispatcher)
   app.addHook('onReady', async () => { dispatcher.start() })
   app.addHook('preClose', async () => { await dispatcher.stop() })

@@ -31,7 +31,7 @@ export default async function plantRoutes (app: FastifyInstance) {
     handler: async (request, reply) => {
       const { limit, tag, after } = request.query as ListQuery
       // One row more than asked tells whether a next page exists without a second query.
-      const rows = await store.listPlants({ limit: limit + 1, tag, after })
+      const rows = await store.plants.list({ limit: limit + 1, tag, after })
       if (rows.length <= limit) return rows
       const page = rows.slice(0, limit)
       const next = new URLSearchParams({ limit: String(limit), ...(tag !== undefined && { tag }), after: String(page.at(-1)!.id) })
@@ -44,7 +44,7 @@ export default async function plantRoutes (app: FastifyInstance) {
     ...operation('createPlant'),
     handler: async (request, reply) => {
       const body = request.body as PlantBody & { id: bigint }
-      const outcome = await store.createPlant(plantOf(body.id, body))
+      const outcome = await store.plants.create(plantOf(body.id, body))
       if (outcome.kind === 'conflict') throw new PlantConflict(String(body.id))
       if (outcome.kind === 'created' && outcome.enqueued) app.webhooks.wake()
       reply.header('etag', etagOf(outcome.plant))
@@ -56,7 +56,7 @@ export default async function plantRoutes (app: FastifyInstance) {
     ...operation('getPlant'),
     handler: async (request, reply) => {
       const { id } = request.params as IdParams
-      const plant = await store.getPlant(id)
+      const plant = await store.plants.get(id)
       if (plant === undefined) throw notFound(id)
       reply.header('etag', etagOf(plant))
       if (noneMatch(request.headers['if-none-match'], plant)) return reply.code(304).send()
@@ -71,7 +71,7 @@ export default async function plantRoutes (app: FastifyInstance) {
       const body = request.body as PlantBody
       if (body.id !== undefined && body.id !== id) throw new SchemaMismatch(`body/id ${body.id} must equal the id in the path, ${id}`)
       const header = request.headers['if-match']
-      const plant = written(await store.replacePlant(plantOf(id, body), ifMatch(header)), id, header)
+      const plant = written(await store.plants.replace(plantOf(id, body), ifMatch(header)), id, header)
       reply.header('etag', etagOf(plant))
       return plant
     }
@@ -82,7 +82,7 @@ export default async function plantRoutes (app: FastifyInstance) {
     handler: async (request, reply) => {
       const { id } = request.params as IdParams
       const header = request.headers['if-match']
-      written(await store.deletePlant(id, ifMatch(header)), id, header)
+      written(await store.plants.delete(id, ifMatch(header)), id, header)
       return reply.code(204).send()
     }
   })

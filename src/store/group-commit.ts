@@ -9,7 +9,7 @@ interface Pending<I, O> { item: I, resolve: (outcome: O) => void, reject: (error
 export class GroupCommit<I, O> {
   readonly #runBatch: (items: I[]) => O[] | Promise<O[]>
   readonly #maxBatch: number
-  readonly #onBatch: ((size: number) => void) | undefined
+  readonly #onBatch: ((items: I[]) => void) | undefined
   readonly #maxInFlight: number
   #pending: Array<Pending<I, O>> = []
   #scheduled = false
@@ -17,7 +17,7 @@ export class GroupCommit<I, O> {
 
   /** `runBatch` runs every item in one transaction and answers their outcomes in order, or throws. */
   constructor (runBatch: (items: I[]) => O[] | Promise<O[]>, options: {
-    maxBatch?: number, onBatch?: (size: number) => void, maxInFlight?: number
+    maxBatch?: number, onBatch?: (items: I[]) => void, maxInFlight?: number
   } = {}) {
     this.#runBatch = runBatch
     this.#maxBatch = options.maxBatch ?? 512
@@ -44,8 +44,9 @@ export class GroupCommit<I, O> {
     const batch = this.#pending.splice(0, this.#maxBatch)
     this.#inFlight++
     try {
-      const outcomes = await this.#runBatch(batch.map((pending) => pending.item))
-      this.#onBatch?.(batch.length)
+      const items = batch.map((pending) => pending.item)
+      const outcomes = await this.#runBatch(items)
+      this.#onBatch?.(items)
       batch.forEach((pending, i) => pending.resolve(outcomes[i]!))
     } catch (error) {
       // The transaction rolled back as a whole: nobody in it was committed, so everyone hears of it.

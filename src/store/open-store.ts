@@ -1,6 +1,6 @@
 import type { DatabaseUrl } from '../config.js'
-import { openPostgres } from './postgres.js'
-import { openSqlite } from './sqlite.js'
+import { openPostgres } from './postgres/index.js'
+import { openSqlite } from './sqlite/index.js'
 import type { Store } from './store.js'
 
 /** The store could not be opened: its message names the setting and the reason, for one start-up line. */

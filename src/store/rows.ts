@@ -43,27 +43,27 @@ export function toTokenWithHash (row: TokenRow): TokenRecord & { hash: Buffer } 
   return { ...toToken(row), hash: row.hash }
 }
 
+/** A claimed outbox row; the subscriber's URL and secret are read with the claim. */
 export interface DeliveryRow {
   id: bigint,
   message_id: string,
   subscription_id: bigint,
   payload: string,
-  attempts: bigint,
-  created_at: bigint,
-  url: string,
-  secret: string
+  attempts: bigint | number,
+  created_at: bigint
 }
 
-export function toDelivery (row: DeliveryRow): Delivery {
+export function toDelivery (row: DeliveryRow, subscription: Subscription, leaseUntil: number): Delivery {
   return {
     id: Number(row.id),
     messageId: row.message_id,
     subscriptionId: Number(row.subscription_id),
-    url: row.url,
-    secret: row.secret,
+    url: subscription.url,
+    secret: subscription.secret,
     payload: row.payload,
     attempts: Number(row.attempts),
-    createdAt: new Date(Number(row.created_at))
+    createdAt: new Date(Number(row.created_at)),
+    leaseUntil
   }
 }
 

@@ -1,46 +1,42 @@
 import type { FastifyBaseLogger } from 'fastify'
-import type { Delivery, Store } from '../store/store.js'
-import { sign } from './signature.js'
+import type { WebhookStore } from '../store/store.js'
+import { SubscriberLane } from './lane.js'
+
+export { retryDelay } from './lane.js'
 
 export interface DispatcherOptions {
   /** How long one attempt may take. */
   timeoutMs: number
-  /** Deliveries in flight to one subscriber at most. */
+  /** Deliveries in flight to one subscriber at most (per process); the lane's limit grows toward it. */
   perSubscription: number
   /** The first retry waits about this long; each later one twice as long, up to an hour. */
   retryBaseMs: number
   /** An event still undelivered this long after it was created is given up. */
   giveUpAfterMs: number
-  /** How often to look for due deliveries when nothing wakes the dispatcher. */
+  /** The safety poll: how often to look for new subscribers and due deliveries when nothing wakes us. */
   pollMs: number
   /** Told each attempt's outcome (for metrics). */
   onAttempt?: (outcome: 'delivered' | 'failed' | 'given_up') => void
-}
-
-const MAX_DELAY_MS = 60 * 60 * 1000
-
-/** Exponential backoff with ±25 % jitter, so that a recovering subscriber is not hit by every retry at once. */
-export function retryDelay (attempts: number, baseMs: number, random = Math.random): number {
-  const exponential = Math.min(baseMs * 2 ** Math.max(0, attempts - 1), MAX_DELAY_MS)
-  return Math.round(exponential * (0.75 + random() * 0.5))
+  /** Told, for each delivered event, the seconds from its creation to its delivery (for metrics). */
+  onDelivered?: (lagSeconds: number) => void
 }
 
 /**
- * Sends the outbox's due deliveries, off the request path: each a signed POST (Standard Webhooks), any
- * 2xx acknowledging it; anything else (status, timeout, refused connection) is retried with backoff.
- * Claims are leases in the store, so after a crash a delivery is taken up again: at least once.
+ * Sends the outbox's due deliveries, off the request path: one lane per subscriber (lane.ts), woken when
+ * a create commits and by a safety poll that also picks up subscribers added elsewhere (the CLI,
+ * another instance). Claims are leases in the store, so after a crash a delivery is taken up again:
+ * at least once.
  */
 export class WebhookDispatcher {
-  readonly #store: Store
+  readonly #store: WebhookStore
   readonly #log: FastifyBaseLogger
   readonly #options: DispatcherOptions
-  readonly #inFlight = new Set<Promise<void>>()
+  readonly #lanes = new Map<number, SubscriberLane>()
   #timer: NodeJS.Timeout | undefined
-  #polling = false
-  #pollAgain = false
   #stopped = true
+  #refreshing: Promise<void> | undefined
 
-  constructor (store: Store, log: FastifyBaseLogger, options: DispatcherOptions) {
+  constructor (store: WebhookStore, log: FastifyBaseLogger, options: DispatcherOptions) {
     this.#store = store
     this.#log = log
     this.#options = options
@@ -48,86 +44,57 @@ export class WebhookDispatcher {
 
   start () {
     this.#stopped = false
-    this.#timer = setInterval(() => this.wake(), this.#options.pollMs)
+    this.#timer = setInterval(() => this.#poll(), this.#options.pollMs)
     this.#timer.unref()
-    this.wake()
+    this.#poll()
   }
 
-  /** Looks for due deliveries now (a plant was created, or a slot came free). */
+  /** Due deliveries may be waiting: a plant was created. */
   wake () {
     if (this.#stopped) return
-    if (this.#polling) {
-      this.#pollAgain = true
-      return
-    }
-    this.#polling = true
-    this.#poll().catch((error: unknown) => this.#log.warn({ err: error }, 'webhook dispatcher could not read the outbox'))
-      .finally(() => { this.#polling = false })
+    for (const lane of this.#lanes.values()) lane.wake()
+  }
+
+  /** Each subscriber's concurrency limit now: subscription id → deliveries in flight allowed. */
+  concurrency (): Map<number, number> {
+    return new Map([...this.#lanes].map(([id, lane]) => [id, lane.concurrency]))
+  }
+
+  /** Reads the subscribers again: lanes for new ones, and none for removed ones. */
+  async refresh () {
+    this.#refreshing ??= this.#refresh().finally(() => { this.#refreshing = undefined })
+    return this.#refreshing
   }
 
   /** Stops claiming and waits for the attempts in flight (each bounded by the timeout). */
   async stop () {
     this.#stopped = true
     clearInterval(this.#timer)
-    await Promise.allSettled([...this.#inFlight])
+    await this.#refreshing?.catch(() => {})
+    await Promise.all([...this.#lanes.values()].map((lane) => lane.stop()))
+    this.#lanes.clear()
   }
 
-  async #poll () {
-    do {
-      this.#pollAgain = false
-      const claimed = await this.#store.claimDeliveries({
-        now: new Date(),
-        // A lease outlives the attempt, so no other dispatcher takes a delivery that is still being sent.
-        leaseMs: this.#options.timeoutMs + 5000,
-        perSubscription: this.#options.perSubscription,
-        max: 64
-      })
-      for (const delivery of claimed) {
-        const attempt = this.#attempt(delivery).finally(() => {
-          this.#inFlight.delete(attempt)
-          this.wake()
-        })
-        this.#inFlight.add(attempt)
-      }
-    } while (this.#pollAgain && !this.#stopped)
-  }
-
-  async #attempt (delivery: Delivery) {
-    const timestamp = Math.floor(Date.now() / 1000)
-    let status: number | null = null
-    let error: string | null = null
-    try {
-      const response = await fetch(delivery.url, {
-        method: 'POST',
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.#options.timeoutMs),
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'plantstore-webhooks',
-          'webhook-id': delivery.messageId,
-          'webhook-timestamp': String(timestamp),
-          'webhook-signature': sign(delivery.secret, delivery.messageId, timestamp, delivery.payload)
-        },
-        body: delivery.payload
-      })
-      status = response.status
-      await response.body?.cancel()
-      if (status < 200 || status > 299) error = `HTTP ${status}`
-    } catch (cause) {
-      const reason = (cause as { cause?: { code?: string } }).cause?.code ?? (cause as Error).name
-      error = reason === 'TimeoutError' ? `no answer within ${this.#options.timeoutMs} ms` : `request failed: ${reason}`
-    }
-    const delivered = error === null
-    const retryAt = Date.now() + retryDelay(delivery.attempts + 1, this.#options.retryBaseMs)
-    const givingUp = !delivered && retryAt - delivery.createdAt.getTime() > this.#options.giveUpAfterMs
-    await this.#store.recordAttempt(delivery.id, {
-      delivered, status, error, nextAttemptAt: delivered || givingUp ? null : new Date(retryAt)
+  #poll () {
+    this.refresh().then(() => this.wake(), (error: unknown) => {
+      this.#log.warn({ err: error }, 'webhook dispatcher could not read the subscribers')
     })
-    // Wake for the retry itself when it is due before the next poll.
-    if (!delivered && !givingUp) setTimeout(() => this.wake(), retryAt - Date.now()).unref()
-    this.#options.onAttempt?.(delivered ? 'delivered' : givingUp ? 'given_up' : 'failed')
-    const fields = { deliveryId: delivery.id, webhookId: delivery.messageId, url: delivery.url, attempt: delivery.attempts + 1, status }
-    if (delivered) this.#log.info(fields, 'webhook delivered')
-    else this.#log.warn({ ...fields, error }, givingUp ? 'webhook given up' : 'webhook attempt failed; will retry')
+  }
+
+  async #refresh () {
+    const subscriptions = await this.#store.listSubscriptions()
+    if (this.#stopped) return
+    const current = new Set(subscriptions.map((subscription) => subscription.id))
+    for (const [id, lane] of this.#lanes) {
+      if (current.has(id)) continue
+      this.#lanes.delete(id)
+      lane.stop().catch(() => {})
+    }
+    for (const subscription of subscriptions) {
+      if (this.#lanes.has(subscription.id)) continue
+      const lane = new SubscriberLane(subscription, this.#store, this.#log, this.#options)
+      this.#lanes.set(subscription.id, lane)
+      lane.wake()
+    }
   }
 }

@@ -1,5 +1,5 @@
 -- Every change to tokens (from any instance, the CLI, or plain SQL) notifies the listeners, so instances
--- that cache token lookups drop their cache at once (see postgres-token-cache.ts).
+-- that cache token lookups drop their cache at once (see postgres/token-cache.ts).
 CREATE FUNCTION plantstore_notify_tokens() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   PERFORM pg_notify('plantstore_tokens', '');

@@ -1,5 +1,5 @@
 import pg from 'pg'
-import type { TokenRecord } from './store.js'
+import type { TokenRecord } from '../store.js'
 
 type CachedToken = TokenRecord & { hash: Buffer }
 

@@ -1,6 +1,6 @@
-import { newMessageId, newPlantJson } from '../webhooks/payload.js'
-import { sameOrConflict } from './store.js'
-import type { CreateOutcome, Plant } from './store.js'
+import { newMessageId, newPlantJson } from '../../webhooks/payload.js'
+import { sameOrConflict } from '../store.js'
+import type { CreateOutcome, Plant } from '../store.js'
 
 /**
  * Creates a batch of plants with distinct ids in one statement, hence one round trip and one commit:

@@ -1,12 +1,12 @@
 import { Worker } from 'node:worker_threads'
-import type { SqliteSynchronous } from './sqlite-connection.js'
-import type { CreateOutcome, Plant } from './store.js'
+import type { SqliteSynchronous } from './connection.js'
+import type { WriteJob, WriteResult } from './write-jobs.js'
 
-interface Waiting { resolve: (outcomes: CreateOutcome[]) => void, reject: (error: unknown) => void }
+interface Waiting { resolve: (results: WriteResult[]) => void, reject: (error: unknown) => void }
 
 // Under tsx (tests, dev) this module is TypeScript and so is the worker, which then needs tsx itself.
 const extension = import.meta.url.slice(import.meta.url.lastIndexOf('.'))
-const workerUrl = new URL(`./sqlite-writer-worker${extension}`, import.meta.url)
+const workerUrl = new URL(`./writer-worker${extension}`, import.meta.url)
 
 function spawnWorker (path: string, synchronous: SqliteSynchronous): Worker {
   const workerData = { path, synchronous }
@@ -15,7 +15,7 @@ function spawnWorker (path: string, synchronous: SqliteSynchronous): Worker {
     { eval: true, workerData })
 }
 
-/** A create-batch runner on a writer thread (see sqlite-writer-worker.ts). */
+/** A write-batch runner on a writer thread (see writer-worker.ts). */
 export class SqliteWriter {
   readonly #path: string
   readonly #synchronous: SqliteSynchronous
@@ -29,11 +29,11 @@ export class SqliteWriter {
   }
 
   /** Runs one batch on the writer thread; rejects with an error carrying the driver's `code`. */
-  run (plants: Plant[]): Promise<CreateOutcome[]> {
+  run (jobs: WriteJob[]): Promise<WriteResult[]> {
     const seq = ++this.#seq
     return new Promise((resolve, reject) => {
       this.#waiting.set(seq, { resolve, reject })
-      this.#ensureWorker().postMessage({ seq, plants })
+      this.#ensureWorker().postMessage({ seq, jobs })
     })
   }
 
@@ -49,11 +49,11 @@ export class SqliteWriter {
   #ensureWorker (): Worker {
     if (this.#worker !== undefined) return this.#worker
     const worker = spawnWorker(this.#path, this.#synchronous)
-    worker.on('message', (message: { seq: number, outcomes?: CreateOutcome[], error?: { code?: string, message?: string } }) => {
+    worker.on('message', (message: { seq: number, results?: WriteResult[], error?: { code?: string, message?: string } }) => {
       const waiting = this.#waiting.get(message.seq)
       this.#waiting.delete(message.seq)
       if (message.error !== undefined) waiting?.reject(Object.assign(new Error(message.error.message), { code: message.error.code }))
-      else waiting?.resolve(message.outcomes!)
+      else waiting?.resolve(message.results!)
     })
     // A writer that dies fails what it had in hand (nothing of it was acknowledged); the next batch starts a new one.
     const fail = (error: unknown) => {

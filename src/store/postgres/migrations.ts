@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import type { Pool } from 'pg'
 
-const folder = new URL('./migrations/postgres/', import.meta.url)
+const folder = new URL('../migrations/postgres/', import.meta.url)
 // Any fixed number: the advisory lock that makes concurrent starts migrate one at a time.
 const MIGRATION_LOCK = 7_311_804_226
 

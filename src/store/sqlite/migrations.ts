@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3'
 import { readdirSync, readFileSync } from 'node:fs'
 
-const folder = new URL('./migrations/sqlite/', import.meta.url)
+const folder = new URL('../migrations/sqlite/', import.meta.url)
 
 /**
  * Applies the numbered SQL files not yet applied, each in its own IMMEDIATE transaction, so that two

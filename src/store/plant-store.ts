@@ -1,0 +1,61 @@
+import { INT64_MAX, INT64_MIN } from '../int64.js'
+
+/** A plant as the API shows it; `id` is always exact. */
+export interface Plant {
+  id: bigint
+  name: string
+  tag?: string
+}
+
+export type CreateOutcome =
+  /** `enqueued`: webhook deliveries were written for it, so the dispatcher has work. */
+  | { kind: 'created', plant: Plant, enqueued: boolean }
+  | { kind: 'replayed', plant: Plant }
+  | { kind: 'conflict', plant: Plant }
+
+/** A create of an id already stored: an identical replay, or a conflict; either way the stored plant. */
+export function sameOrConflict (plant: Plant, stored: Plant): CreateOutcome {
+  return { kind: stored.name === plant.name && stored.tag === plant.tag ? 'replayed' : 'conflict', plant: stored }
+}
+
+/** A replace or delete: done, no such plant, or the caller's precondition (If-Match) refused the current plant. */
+export type WriteOutcome =
+  | { kind: 'done', plant: Plant }
+  | { kind: 'missing' }
+  | { kind: 'precondition-failed', plant: Plant }
+
+/** Decides, inside the write's transaction, whether the write may go ahead on the current plant. */
+export type Precondition = (current: Plant) => boolean
+
+export interface PlantQuery {
+  limit: number
+  /** Keyset pagination: only ids greater than this. */
+  after?: bigint
+  tag?: string
+}
+
+/**
+ * Keyset pagination as `id >= start`: the smallest id after the cursor (the smallest int64 without one),
+ * or undefined when no id can follow it.
+ */
+export function keysetStart (after: bigint | undefined): bigint | undefined {
+  if (after === undefined) return INT64_MIN
+  return after === INT64_MAX ? undefined : after + 1n
+}
+
+/** Plants, in one database. */
+export interface PlantStore {
+  /**
+   * Inserts the plant unless its id exists; the database, not a read-then-write, decides. A created
+   * plant's webhook deliveries (payload NewPlant JSON) are written in the same transaction. Answered
+   * only once committed durably.
+   */
+  create (plant: Plant): Promise<CreateOutcome>
+  /** Plants in id order. */
+  list (query: PlantQuery): Promise<Plant[]>
+  get (id: bigint): Promise<Plant | undefined>
+  /** Replaces name and tag of an existing plant, atomically with the precondition check. */
+  replace (plant: Plant, precondition?: Precondition): Promise<WriteOutcome>
+  /** Deletes a plant, atomically with the precondition check; `done` carries the deleted plant. */
+  delete (id: bigint, precondition?: Precondition): Promise<WriteOutcome>
+}

@@ -1,0 +1,72 @@
+import pg from 'pg'
+import type { PoolClient } from 'pg'
+import { StorageUnavailable } from '../../errors.js'
+
+const INT8_OID = 20
+// int8 as bigint, so that rows have the same shape as better-sqlite3's (see rows.ts) and no id rounds.
+const types = {
+  getTypeParser: (oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID ? (text: string) => BigInt(text) : pg.types.getTypeParser(oid, format as 'text')
+}
+
+// Errors that mean "the database cannot serve now" (connection lost or refused, server shutting down,
+// out of connections), answered with 503 rather than 500.
+const UNAVAILABLE_CODES = /^(08|57P|53)|^E(CONNREFUSED|CONNRESET|PIPE|TIMEDOUT|HOSTUNREACH|AI_AGAIN)$|^ENOTFOUND$/
+const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|not queryable|Connection ended|terminating connection/i
+
+export function isUnavailable (error: unknown): boolean {
+  const { code, message } = error as { code?: unknown, message?: unknown }
+  return (typeof code === 'string' && UNAVAILABLE_CODES.test(code)) ||
+    (typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message))
+}
+
+export function createPool (url: string, poolSize: number): pg.Pool {
+  return new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    connectionTimeoutMillis: 3000,
+    idleTimeoutMillis: 30_000,
+    statement_timeout: 15_000,
+    types
+  })
+}
+
+/** The pool, with driver failures that mean "cannot serve now" turned into StorageUnavailable. */
+export class PostgresDatabase {
+  readonly pool: pg.Pool
+
+  constructor (pool: pg.Pool) {
+    this.pool = pool
+  }
+
+  async query<R extends pg.QueryResultRow> (sql: string, values: unknown[] = []): Promise<R[]> {
+    try {
+      return (await this.pool.query<R>(sql, values)).rows
+    } catch (error) {
+      throw isUnavailable(error) ? new StorageUnavailable() : error
+    }
+  }
+
+  async transaction<T> (work: (client: PoolClient) => Promise<T>): Promise<T> {
+    let client: PoolClient
+    try {
+      client = await this.pool.connect()
+    } catch (error) {
+      throw isUnavailable(error) ? new StorageUnavailable() : error
+    }
+    let broken: Error | undefined
+    try {
+      await client.query('BEGIN')
+      const result = await work(client)
+      await client.query('COMMIT')
+      return result
+    } catch (error) {
+      if (isUnavailable(error)) broken = error as Error
+      await client.query('ROLLBACK').catch(() => {})
+      throw broken !== undefined ? new StorageUnavailable() : error
+    } finally {
+      // A connection that failed is destroyed rather than handed to the next request.
+      client.release(broken)
+    }
+  }
+}

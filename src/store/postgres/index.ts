@@ -1,0 +1,43 @@
+import type { Store } from '../store.js'
+import { createPool, PostgresDatabase } from './database.js'
+import { migratePostgres } from './migrations.js'
+import { PostgresPlants } from './plants.js'
+import { TokenCache } from './token-cache.js'
+import { PostgresTokens } from './tokens.js'
+import { PostgresWebhooks } from './webhooks.js'
+
+export { isUnavailable } from './database.js'
+
+export interface PostgresOptions {
+  url: string
+  poolSize: number
+  /** Where pool-level errors (an idle connection dropped by the server) are reported. */
+  onPoolError?: (error: Error) => void
+  /** Told the creates committed together in each statement. */
+  onBatch?: (creates: number) => void
+}
+
+/** Opens a pool and migrates; throws with the driver's reason when the server cannot be reached. */
+export async function openPostgres (options: PostgresOptions): Promise<Store> {
+  const pool = createPool(options.url, options.poolSize)
+  // Without a listener an idle client's error (the server restarting) would crash the process.
+  pool.on('error', (error) => options.onPoolError?.(error))
+  try {
+    await migratePostgres(pool)
+  } catch (error) {
+    await pool.end()
+    throw error
+  }
+  const db = new PostgresDatabase(pool)
+  const tokenCache = new TokenCache(options.url)
+  return {
+    plants: new PostgresPlants(db, options.onBatch),
+    tokens: new PostgresTokens(db, tokenCache),
+    webhooks: new PostgresWebhooks(db),
+    ping: async () => { await db.query('SELECT 1') },
+    close: async () => {
+      await tokenCache.close()
+      if (!pool.ended) await pool.end()
+    }
+  }
+}

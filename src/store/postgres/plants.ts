@@ -1,0 +1,121 @@
+import type { PoolClient } from 'pg'
+import { newMessageId, newPlantJson } from '../../webhooks/payload.js'
+import { GroupCommit } from '../group-commit.js'
+import { toPlant } from '../rows.js'
+import type { PlantRow } from '../rows.js'
+import { keysetStart, sameOrConflict } from '../store.js'
+import type { CreateOutcome, Plant, PlantQuery, PlantStore, Precondition, WriteOutcome } from '../store.js'
+import { createBatchParams, createBatchSql, outcomeOf } from './create-batch.js'
+import type { BatchRow } from './create-batch.js'
+import type { PostgresDatabase } from './database.js'
+
+/** Plants on PostgreSQL; concurrent creates are grouped into one statement and one commit. */
+export class PostgresPlants implements PlantStore {
+  readonly #db: PostgresDatabase
+  readonly #creates: GroupCommit<Plant, CreateOutcome>
+
+  constructor (db: PostgresDatabase, onBatch?: (creates: number) => void) {
+    this.#db = db
+    // Several batches in flight at once keep the pool's connections busy while each waits on its commit.
+    this.#creates = new GroupCommit((plants: Plant[]) => this.#createBatch(plants), {
+      maxInFlight: 4,
+      onBatch: (plants) => onBatch?.(plants.length)
+    })
+  }
+
+  async create (plant: Plant): Promise<CreateOutcome> {
+    return this.#creates.submit(plant)
+  }
+
+  /**
+   * Group commit: a batch of creates with distinct ids is one statement (create-batch.ts); a repeated
+   * id in the batch, and the rare row the statement cannot decide, go one by one afterwards, in order.
+   */
+  async #createBatch (plants: Plant[]): Promise<CreateOutcome[]> {
+    const firsts: Plant[] = []
+    const seen = new Set<bigint>()
+    for (const plant of plants) {
+      if (seen.has(plant.id)) continue
+      seen.add(plant.id)
+      firsts.push(plant)
+    }
+    const rows = await this.#db.query<BatchRow>(createBatchSql, createBatchParams(firsts, Date.now()))
+    const rowOf = new Map(firsts.map((plant, i) => [plant, rows[i]!]))
+    const stored = new Map<bigint, Plant>()
+    const outcomes: CreateOutcome[] = []
+    for (const plant of plants) {
+      const row = rowOf.get(plant)
+      // A repeated id is served as if right after its first: against what that one left stored.
+      const earlier = stored.get(plant.id)
+      const outcome = row !== undefined
+        ? outcomeOf(plant, row) ?? await this.#createOne(plant)
+        : earlier !== undefined ? sameOrConflict(plant, earlier) : await this.#createOne(plant)
+      stored.set(plant.id, outcome.plant)
+      outcomes.push(outcome)
+    }
+    return outcomes
+  }
+
+  async #createOne (plant: Plant): Promise<CreateOutcome> {
+    // A plant deleted between our conflict and our read leaves nothing to compare: try again.
+    for (let attempt = 0; ; attempt++) {
+      const outcome = await this.#db.transaction(async (client): Promise<CreateOutcome | undefined> => {
+        const now = Date.now()
+        const inserted = await client.query(
+          'INSERT INTO plants (id, name, tag, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING',
+          [plant.id.toString(), plant.name, plant.tag ?? null, now])
+        if (inserted.rowCount === 1) {
+          const enqueued = await client.query(`INSERT INTO webhook_deliveries (message_id, subscription_id, plant_id, payload, created_at, next_attempt_at)
+            SELECT $1, id, $2, $3, $4, $4 FROM webhook_subscriptions WHERE removed_at IS NULL`,
+          [newMessageId(), plant.id.toString(), newPlantJson(plant), now])
+          return { kind: 'created', plant, enqueued: (enqueued.rowCount ?? 0) > 0 }
+        }
+        const row = (await client.query<PlantRow>('SELECT id, name, tag FROM plants WHERE id = $1', [plant.id.toString()])).rows[0]
+        if (row === undefined) return undefined
+        return sameOrConflict(plant, toPlant(row))
+      })
+      if (outcome !== undefined || attempt === 3) return outcome ?? { kind: 'conflict', plant }
+    }
+  }
+
+  async list ({ limit, after, tag }: PlantQuery) {
+    const from = keysetStart(after)
+    if (from === undefined) return []
+    const rows = tag === undefined
+      ? await this.#db.query<PlantRow>('SELECT id, name, tag FROM plants WHERE id >= $1 ORDER BY id LIMIT $2', [from.toString(), limit])
+      : await this.#db.query<PlantRow>('SELECT id, name, tag FROM plants WHERE tag = $1 AND id >= $2 ORDER BY id LIMIT $3',
+        [tag, from.toString(), limit])
+    return rows.map(toPlant)
+  }
+
+  async get (id: bigint) {
+    const [row] = await this.#db.query<PlantRow>('SELECT id, name, tag FROM plants WHERE id = $1', [id.toString()])
+    return row === undefined ? undefined : toPlant(row)
+  }
+
+  async replace (plant: Plant, precondition?: Precondition) {
+    return this.#guardedWrite(plant.id, precondition, async (client) => {
+      await client.query('UPDATE plants SET name = $1, tag = $2 WHERE id = $3', [plant.name, plant.tag ?? null, plant.id.toString()])
+      return plant
+    })
+  }
+
+  async delete (id: bigint, precondition?: Precondition) {
+    return this.#guardedWrite(id, precondition, async (client, current) => {
+      await client.query('DELETE FROM plants WHERE id = $1', [id.toString()])
+      return current
+    })
+  }
+
+  /** Reads the plant FOR UPDATE, checks the precondition and writes, in one transaction. */
+  async #guardedWrite (id: bigint, precondition: Precondition | undefined,
+    apply: (client: PoolClient, current: Plant) => Promise<Plant>): Promise<WriteOutcome> {
+    return this.#db.transaction(async (client) => {
+      const row = (await client.query<PlantRow>('SELECT id, name, tag FROM plants WHERE id = $1 FOR UPDATE', [id.toString()])).rows[0]
+      if (row === undefined) return { kind: 'missing' }
+      const current = toPlant(row)
+      if (precondition !== undefined && !precondition(current)) return { kind: 'precondition-failed', plant: current }
+      return { kind: 'done', plant: await apply(client, current) }
+    })
+  }
+}

@@ -1,0 +1,67 @@
+import type pg from 'pg'
+import type { PoolClient } from 'pg'
+import { toToken, toTokenWithHash } from '../rows.js'
+import type { TokenRow } from '../rows.js'
+import { TokenNameTaken } from '../store.js'
+import type { NewToken, TokenStore } from '../store.js'
+import type { PostgresDatabase } from './database.js'
+import type { TokenCache } from './token-cache.js'
+
+/** Tokens on PostgreSQL, looked up through a cache that every instance's changes invalidate. */
+export class PostgresTokens implements TokenStore {
+  readonly #db: PostgresDatabase
+  readonly #cache: TokenCache
+
+  constructor (db: PostgresDatabase, cache: TokenCache) {
+    this.#db = db
+    this.#cache = cache
+  }
+
+  async findByHash (hash: Buffer) {
+    const cached = this.#cache.get(hash)
+    if (cached !== undefined) return cached
+    const [row] = await this.#db.query<TokenRow>('SELECT * FROM tokens WHERE hash = $1', [hash])
+    if (row === undefined) return undefined
+    const token = toTokenWithHash(row)
+    this.#cache.set(token)
+    return token
+  }
+
+  async create (token: NewToken) {
+    try {
+      return await this.#insert(this.#db.pool, token)
+    } catch (error) {
+      if ((error as { constraint?: string }).constraint === 'tokens_name_key') throw new TokenNameTaken(token.name)
+      throw error
+    }
+  }
+
+  async createFirst (token: NewToken) {
+    return this.#db.transaction(async (client) => {
+      // Instances starting together on an empty store: the table lock lets exactly one create the token.
+      await client.query('LOCK TABLE tokens IN SHARE ROW EXCLUSIVE MODE')
+      if ((await client.query('SELECT 1 FROM tokens LIMIT 1')).rowCount !== 0) return false
+      await this.#insert(client, token)
+      return true
+    })
+  }
+
+  async list () {
+    return (await this.#db.query<TokenRow>('SELECT * FROM tokens ORDER BY id')).map(toToken)
+  }
+
+  async revoke (nameOrId: string) {
+    const id = /^\d{1,18}$/.test(nameOrId) ? nameOrId : null
+    const [row] = await this.#db.query<TokenRow>(`UPDATE tokens SET revoked_at = coalesce(revoked_at, $1)
+      WHERE name = $2 OR id = $3::bigint RETURNING *`, [Date.now(), nameOrId, id])
+    this.#cache.clear()
+    return row === undefined ? undefined : toToken(row)
+  }
+
+  async #insert (client: pg.Pool | PoolClient, token: NewToken) {
+    const { rows } = await client.query<TokenRow>(`INSERT INTO tokens (name, hash, scopes, created_at, expires_at)
+      VALUES ($1, $2, $3, $4, $5) RETURNING *`,
+    [token.name, token.hash, token.scopes.join(' '), Date.now(), token.expiresAt?.getTime() ?? null])
+    return toToken(rows[0]!)
+  }
+}

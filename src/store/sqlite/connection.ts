@@ -1,0 +1,54 @@
+import Database from 'better-sqlite3'
+import { StorageUnavailable } from '../../errors.js'
+
+export type SqliteSynchronous = 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA'
+
+/** Opens a connection with the store's settings; every connection to one file, main or writer, uses these. */
+export function connect (path: string, synchronous: SqliteSynchronous): Database.Database {
+  const db = new Database(path)
+  db.pragma('journal_mode = WAL')
+  // FULL by default: WAL frames are fsynced before a commit is visible or acknowledged.
+  db.pragma(`synchronous = ${synchronous}`)
+  db.pragma('busy_timeout = 5000')
+  // Reads come from memory: a 64 MiB page cache, and the file mapped rather than read page by page.
+  db.pragma('cache_size = -65536')
+  db.pragma('mmap_size = 268435456')
+  db.defaultSafeIntegers(true)
+  return db
+}
+
+// Codes that mean "the database cannot serve now", not "the request is wrong": answered with 503.
+const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN|READONLY|PROTOCOL)/
+
+/** Runs a driver call, turning "cannot serve now" driver errors into StorageUnavailable. */
+export function guard<T> (call: () => T): T {
+  try {
+    return call()
+  } catch (error) {
+    throw unavailable(error) ? new StorageUnavailable() : error
+  }
+}
+
+export function unavailable (error: unknown): boolean {
+  const code = (error as { code?: unknown }).code
+  return typeof code === 'string' && UNAVAILABLE.test(code)
+}
+
+/** Statements compiled once and kept: preparing is the costliest part of a small query. */
+export class Statements {
+  readonly #db: Database.Database
+  readonly #cache = new Map<string, Database.Statement>()
+
+  constructor (db: Database.Database) {
+    this.#db = db
+  }
+
+  get<P extends unknown[] | {} = unknown[], R = unknown> (sql: string): Database.Statement<P, R> {
+    let statement = this.#cache.get(sql)
+    if (statement === undefined) {
+      statement = this.#db.prepare(sql)
+      this.#cache.set(sql, statement)
+    }
+    return statement as Database.Statement<P, R>
+  }
+}

@@ -1,0 +1,63 @@
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { GroupCommit } from '../group-commit.js'
+import type { Store } from '../store.js'
+import { connect, guard, unavailable } from './connection.js'
+import type { SqliteSynchronous } from './connection.js'
+import { migrateSqlite } from './migrations.js'
+import { SqlitePlants } from './plants.js'
+import { SqliteTokens } from './tokens.js'
+import { SqliteWebhooks } from './webhooks.js'
+import { createWriteRunner } from './write-jobs.js'
+import type { WriteJob, WriteResult } from './write-jobs.js'
+import { SqliteWriter } from './writer.js'
+import { StorageUnavailable } from '../../errors.js'
+
+export type { SqliteSynchronous } from './connection.js'
+
+export interface SqliteOptions {
+  /** `:memory:` or a file path; the file's folder is created. */
+  path: string
+  /** FULL by default: a 200 survives a power cut, not only a crash of the process. */
+  synchronous?: SqliteSynchronous
+  /** Told the creates committed together in each transaction. */
+  onBatch?: (creates: number) => void
+}
+
+/**
+ * Opens (creating if need be) and migrates an SQLite store. Reads run on this connection, on the event
+ * loop; every write of the hot path (creates, webhook claims and outcomes) goes through one write
+ * queue: batched, and on a file committed on a writer thread, so the fsync never blocks the event loop.
+ * Throws with the driver's reason.
+ */
+export function openSqlite (options: SqliteOptions): Store {
+  if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true })
+  const synchronous = options.synchronous ?? 'FULL'
+  const db = connect(options.path, synchronous)
+  migrateSqlite(db)
+  // An in-memory database is private to its connection, and has no fsync to move off the event loop.
+  const writer = options.path === ':memory:' ? undefined : new SqliteWriter(options.path, synchronous)
+  const runHere = writer === undefined ? createWriteRunner(db, synchronous) : undefined
+  const writes = new GroupCommit<WriteJob, WriteResult>(
+    writer !== undefined
+      ? (jobs) => writer.run(jobs).catch((error: unknown) => { throw unavailable(error) ? new StorageUnavailable() : error })
+      : (jobs) => guard(() => runHere!(jobs)),
+    {
+      // A writer thread queues: it can take the next batch while it commits this one.
+      maxInFlight: writer === undefined ? 1 : 2,
+      onBatch: (jobs) => {
+        const creates = jobs.filter((job) => job.op === 'create').length
+        if (creates > 0) options.onBatch?.(creates)
+      }
+    })
+  return {
+    plants: new SqlitePlants(db, writes),
+    tokens: new SqliteTokens(db),
+    webhooks: new SqliteWebhooks(db, writes),
+    ping: async () => { guard(() => db.prepare('SELECT 1').get()) },
+    close: async () => {
+      await writer?.close()
+      if (db.open) db.close()
+    }
+  }
+}

@@ -1,0 +1,70 @@
+import type Database from 'better-sqlite3'
+import type { GroupCommit } from '../group-commit.js'
+import { toPlant } from '../rows.js'
+import type { PlantRow } from '../rows.js'
+import { keysetStart } from '../store.js'
+import type { CreateOutcome, Plant, PlantQuery, PlantStore, Precondition, WriteOutcome } from '../store.js'
+import { guard } from './connection.js'
+import type { WriteJob, WriteResult } from './write-jobs.js'
+
+/** Plants on SQLite: reads on the main connection, creates through the write queue (group commit). */
+export class SqlitePlants implements PlantStore {
+  readonly #writes: GroupCommit<WriteJob, WriteResult>
+  readonly #select: Database.Statement<[bigint], PlantRow>
+  readonly #list: Database.Statement<[bigint, bigint], PlantRow>
+  readonly #listByTag: Database.Statement<[string, bigint, bigint], PlantRow>
+  readonly #replace: (plant: Plant, precondition?: Precondition) => WriteOutcome
+  readonly #delete: (id: bigint, precondition?: Precondition) => WriteOutcome
+
+  constructor (db: Database.Database, writes: GroupCommit<WriteJob, WriteResult>) {
+    this.#writes = writes
+    this.#select = db.prepare('SELECT id, name, tag FROM plants WHERE id = ?')
+    this.#list = db.prepare('SELECT id, name, tag FROM plants WHERE id >= ? ORDER BY id LIMIT ?')
+    this.#listByTag = db.prepare('SELECT id, name, tag FROM plants WHERE tag = ? AND id >= ? ORDER BY id LIMIT ?')
+    const update = db.prepare('UPDATE plants SET name = ?, tag = ? WHERE id = ?')
+    const remove = db.prepare('DELETE FROM plants WHERE id = ?')
+    // Read, check and write in one IMMEDIATE transaction: no other writer can slip in between.
+    const guardedWrite = db.transaction((id: bigint, precondition: Precondition | undefined, apply: (current: Plant) => Plant): WriteOutcome => {
+      const row = this.#select.get(id)
+      if (row === undefined) return { kind: 'missing' }
+      const current = toPlant(row)
+      if (precondition !== undefined && !precondition(current)) return { kind: 'precondition-failed', plant: current }
+      return { kind: 'done', plant: apply(current) }
+    })
+    this.#replace = (plant, precondition) => guardedWrite.immediate(plant.id, precondition, () => {
+      update.run(plant.name, plant.tag ?? null, plant.id)
+      return plant
+    })
+    this.#delete = (id, precondition) => guardedWrite.immediate(id, precondition, (current) => {
+      remove.run(id)
+      return current
+    })
+  }
+
+  async create (plant: Plant) {
+    return await this.#writes.submit({ op: 'create', plant }) as CreateOutcome
+  }
+
+  async list ({ limit, after, tag }: PlantQuery) {
+    const from = keysetStart(after)
+    if (from === undefined) return []
+    return guard(() => (tag === undefined
+      ? this.#list.all(from, BigInt(limit))
+      : this.#listByTag.all(tag, from, BigInt(limit))).map(toPlant))
+  }
+
+  async get (id: bigint) {
+    return guard(() => {
+      const row = this.#select.get(id)
+      return row === undefined ? undefined : toPlant(row)
+    })
+  }
+
+  async replace (plant: Plant, precondition?: Precondition) {
+    return guard(() => this.#replace(plant, precondition))
+  }
+
+  async delete (id: bigint, precondition?: Precondition) {
+    return guard(() => this.#delete(id, precondition))
+  }
+}

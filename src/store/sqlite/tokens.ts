@@ -1,0 +1,66 @@
+import type Database from 'better-sqlite3'
+import { toToken, toTokenWithHash } from '../rows.js'
+import type { TokenRow } from '../rows.js'
+import { TokenNameTaken } from '../store.js'
+import type { NewToken, TokenStore } from '../store.js'
+import { guard, Statements } from './connection.js'
+
+/** Tokens on SQLite, on the main connection: writes are rare and small. */
+export class SqliteTokens implements TokenStore {
+  readonly #db: Database.Database
+  readonly #sql: Statements
+  readonly #selectByHash: Database.Statement<[Buffer], TokenRow>
+
+  constructor (db: Database.Database) {
+    this.#db = db
+    this.#sql = new Statements(db)
+    this.#selectByHash = db.prepare('SELECT * FROM tokens WHERE hash = ?')
+  }
+
+  async findByHash (hash: Buffer) {
+    return guard(() => {
+      const row = this.#selectByHash.get(hash)
+      return row === undefined ? undefined : toTokenWithHash(row)
+    })
+  }
+
+  async create (token: NewToken) {
+    return guard(() => {
+      try {
+        return this.#insert(token)
+      } catch (error) {
+        if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' && String(error).includes('tokens.name')) {
+          throw new TokenNameTaken(token.name)
+        }
+        throw error
+      }
+    })
+  }
+
+  async createFirst (token: NewToken) {
+    const createIfNone = this.#db.transaction(() => {
+      if (this.#sql.get('SELECT 1 FROM tokens LIMIT 1').get() !== undefined) return false
+      this.#insert(token)
+      return true
+    })
+    return guard(() => createIfNone.immediate())
+  }
+
+  async list () {
+    return guard(() => this.#sql.get<[], TokenRow>('SELECT * FROM tokens ORDER BY id').all().map(toToken))
+  }
+
+  async revoke (nameOrId: string) {
+    return guard(() => {
+      const row = this.#sql.get<unknown[], TokenRow>(`UPDATE tokens SET revoked_at = coalesce(revoked_at, ?)
+        WHERE name = ? OR (? GLOB '[0-9]*' AND id = CAST(? AS INTEGER)) RETURNING *`)
+        .get(Date.now(), nameOrId, nameOrId, nameOrId)
+      return row === undefined ? undefined : toToken(row)
+    })
+  }
+
+  #insert (token: NewToken) {
+    return toToken(this.#sql.get<unknown[], TokenRow>('INSERT INTO tokens (name, hash, scopes, created_at, expires_at) VALUES (?, ?, ?, ?, ?) RETURNING *')
+      .get(token.name, token.hash, token.scopes.join(' '), Date.now(), token.expiresAt?.getTime() ?? null)!)
+  }
+}

@@ -1,0 +1,71 @@
+import type Database from 'better-sqlite3'
+import type { GroupCommit } from '../group-commit.js'
+import { toDelivery, toDeliveryReport, toSubscription } from '../rows.js'
+import type { DeliveryReportRow, DeliveryRow, SubscriptionRow } from '../rows.js'
+import type { AttemptResult, DeliveryClaim, WebhookStore } from '../store.js'
+import { guard, Statements } from './connection.js'
+import type { WriteJob, WriteResult } from './write-jobs.js'
+
+/**
+ * Subscriptions and the outbox on SQLite. The dispatcher's bookkeeping (claims, outcomes) goes through
+ * the write queue with the creates, many to a transaction and off the event loop; the rest, rare and
+ * small, runs on the main connection.
+ */
+export class SqliteWebhooks implements WebhookStore {
+  readonly #db: Database.Database
+  readonly #sql: Statements
+  readonly #writes: GroupCommit<WriteJob, WriteResult>
+
+  constructor (db: Database.Database, writes: GroupCommit<WriteJob, WriteResult>) {
+    this.#db = db
+    this.#sql = new Statements(db)
+    this.#writes = writes
+  }
+
+  async addSubscription (url: string, secret: string) {
+    return guard(() => toSubscription(this.#sql.get<unknown[], SubscriptionRow>(
+      'INSERT INTO webhook_subscriptions (url, secret, created_at) VALUES (?, ?, ?) RETURNING *'
+    ).get(url, secret, Date.now())!))
+  }
+
+  async listSubscriptions () {
+    return guard(() => this.#sql.get<[], SubscriptionRow>('SELECT * FROM webhook_subscriptions WHERE removed_at IS NULL ORDER BY id')
+      .all().map(toSubscription))
+  }
+
+  async removeSubscription (id: number) {
+    const remove = this.#db.transaction(() => {
+      const now = Date.now()
+      const { changes } = this.#sql.get('UPDATE webhook_subscriptions SET removed_at = ? WHERE id = ? AND removed_at IS NULL').run(now, id)
+      this.#sql.get(`UPDATE webhook_deliveries SET failed_at = ?, last_error = 'subscription removed'
+        WHERE subscription_id = ? AND delivered_at IS NULL AND failed_at IS NULL`).run(now, id)
+      return changes === 1
+    })
+    return guard(() => remove.immediate())
+  }
+
+  async claim ({ subscriptionId, now, leaseMs, max }: DeliveryClaim) {
+    const leaseUntil = now + leaseMs
+    const rows = await this.#writes.submit({ op: 'claim', subscriptionId, now, leaseUntil, max }) as DeliveryRow[]
+    if (rows.length === 0) return []
+    // Read after the claim, so a secret rotated meanwhile already signs these deliveries.
+    const subscription = guard(() => this.#sql.get<[number], SubscriptionRow>('SELECT * FROM webhook_subscriptions WHERE id = ?').get(subscriptionId))
+    if (subscription === undefined) return []
+    return rows.map((row) => toDelivery(row, toSubscription(subscription), leaseUntil)).sort((a, b) => a.id - b.id)
+  }
+
+  async recordAttempt (deliveryId: number, result: AttemptResult) {
+    await this.#writes.submit({ op: 'attempt', deliveryId, at: Date.now(), result })
+  }
+
+  async listDeliveries (limit: number) {
+    return guard(() => this.#sql.get<[number], DeliveryReportRow>(`SELECT d.*, s.url FROM webhook_deliveries d
+      JOIN webhook_subscriptions s ON s.id = d.subscription_id ORDER BY d.id DESC LIMIT ?`).all(limit).map(toDeliveryReport))
+  }
+
+  async backlog () {
+    const rows = guard(() => this.#sql.get<[], { subscription_id: bigint, n: bigint }>(`SELECT subscription_id, count(*) AS n
+      FROM webhook_deliveries WHERE delivered_at IS NULL AND failed_at IS NULL GROUP BY subscription_id`).all())
+    return new Map(rows.map((row) => [Number(row.subscription_id), Number(row.n)]))
+  }
+}

@@ -1,0 +1,36 @@
+export const SCOPES = ['plants:read', 'plants:write'] as const
+export type Scope = typeof SCOPES[number]
+
+export interface TokenRecord {
+  id: number
+  name: string
+  scopes: Scope[]
+  createdAt: Date
+  expiresAt: Date | null
+  revokedAt: Date | null
+}
+
+export interface NewToken {
+  name: string
+  hash: Buffer
+  scopes: Scope[]
+  expiresAt: Date | null
+}
+
+export class TokenNameTaken extends Error {
+  constructor (name: string) {
+    super(`a token named ${name} exists`)
+  }
+}
+
+/** API tokens: only their SHA-256 hashes are stored. */
+export interface TokenStore {
+  findByHash (hash: Buffer): Promise<(TokenRecord & { hash: Buffer }) | undefined>
+  /** Fails with TokenNameTaken when the name is in use. */
+  create (token: NewToken): Promise<TokenRecord>
+  /** Creates the token only when the store has none at all; answers whether it did. */
+  createFirst (token: NewToken): Promise<boolean>
+  list (): Promise<TokenRecord[]>
+  /** Revokes by name or numeric id; answers the revoked token, or undefined when none matched. */
+  revoke (nameOrId: string): Promise<TokenRecord | undefined>
+}

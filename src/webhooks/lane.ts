@@ -1,0 +1,140 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { Delivery, Subscription, WebhookStore } from '../store/store.js'
+import { ConcurrencyLimit } from './concurrency-limit.js'
+import { Sender } from './sender.js'
+import type { DispatcherOptions } from './dispatcher.js'
+
+const MAX_RETRY_DELAY_MS = 60 * 60 * 1000
+
+/** Exponential backoff with ±25 % jitter, so that a recovering subscriber is not hit by every retry at once. */
+export function retryDelay (attempts: number, baseMs: number, random = Math.random): number {
+  const exponential = Math.min(baseMs * 2 ** Math.max(0, attempts - 1), MAX_RETRY_DELAY_MS)
+  return Math.round(exponential * (0.75 + random() * 0.5))
+}
+
+/**
+ * One subscriber's deliveries: claims its due events from the outbox a window at a time, keeps as many
+ * in flight as its concurrency limit allows, and hands each outcome to the store. Each subscriber has
+ * its own lane, connections and limit, so a slow or failing one never holds up another.
+ */
+export class SubscriberLane {
+  readonly subscriptionId: number
+  readonly #store: WebhookStore
+  readonly #log: FastifyBaseLogger
+  readonly #options: DispatcherOptions
+  readonly #sender: Sender
+  readonly #limit: ConcurrencyLimit
+  readonly #leaseMs: number
+  readonly #queue: Delivery[] = []
+  readonly #attempts = new Set<Promise<void>>()
+  #inFlight = 0
+  #claiming = false
+  /** The outbox may hold due deliveries we have not claimed; cleared when a claim finds fewer than it asked for. */
+  #due = true
+  #wakes = 0
+  #stopped = false
+  #retryTimer: NodeJS.Timeout | undefined
+  #retryAt = Number.POSITIVE_INFINITY
+
+  constructor (subscription: Subscription, store: WebhookStore, log: FastifyBaseLogger, options: DispatcherOptions) {
+    this.subscriptionId = subscription.id
+    this.#store = store
+    this.#log = log
+    this.#options = options
+    this.#sender = new Sender(subscription.url, { timeoutMs: options.timeoutMs, connections: options.perSubscription })
+    this.#limit = new ConcurrencyLimit(4, options.perSubscription)
+    // A claim outlives the attempt, so no other dispatcher takes a delivery that is still being sent.
+    this.#leaseMs = options.timeoutMs + 5000
+  }
+
+  /** Deliveries this lane lets be in flight now. */
+  get concurrency (): number {
+    return this.#limit.current
+  }
+
+  /** Due deliveries may be waiting (a plant was created, a retry is due, or the safety poll). */
+  wake () {
+    this.#due = true
+    this.#wakes++
+    this.#pump()
+  }
+
+  /** Stops claiming and sending; waits for the attempts in flight (each bounded by the timeout) and their records. */
+  async stop () {
+    this.#stopped = true
+    clearTimeout(this.#retryTimer)
+    await Promise.allSettled([...this.#attempts])
+    await this.#sender.close()
+  }
+
+  #pump () {
+    if (this.#stopped) return
+    const limit = this.#limit.current
+    while (this.#inFlight < limit && this.#queue.length > 0) this.#start(this.#queue.shift()!)
+    // Keep up to one window claimed ahead of the one in flight, so a fast subscriber never waits on a claim.
+    const wanted = 2 * limit - this.#inFlight - this.#queue.length
+    if (!this.#claiming && this.#due && wanted > 0) this.#claim(wanted).catch(() => {})
+  }
+
+  async #claim (max: number) {
+    this.#claiming = true
+    const wakes = this.#wakes
+    try {
+      const claimed = await this.#store.claim({ subscriptionId: this.subscriptionId, now: Date.now(), leaseMs: this.#leaseMs, max })
+      this.#due = claimed.length === max || this.#wakes !== wakes
+      this.#queue.push(...claimed)
+    } catch (error) {
+      // The safety poll wakes this lane again.
+      this.#due = false
+      this.#log.warn({ err: error, subscriptionId: this.subscriptionId }, 'webhook dispatcher could not read the outbox')
+    } finally {
+      this.#claiming = false
+    }
+    this.#pump()
+  }
+
+  #start (delivery: Delivery) {
+    // A claim about to lapse is left for a later claim rather than sent twice.
+    if (delivery.leaseUntil - Date.now() < this.#options.timeoutMs + 1000) return
+    this.#inFlight++
+    const attempt = this.#attempt(delivery).finally(() => this.#attempts.delete(attempt))
+    this.#attempts.add(attempt)
+  }
+
+  async #attempt (delivery: Delivery) {
+    const { status, error, latencyMs } = await this.#sender.send(delivery)
+    this.#inFlight--
+    const delivered = error === null
+    if (delivered) this.#limit.succeeded(latencyMs)
+    else this.#limit.failed()
+    this.#pump()
+
+    const now = Date.now()
+    const retryAt = now + retryDelay(delivery.attempts + 1, this.#options.retryBaseMs)
+    const givingUp = !delivered && retryAt - delivery.createdAt.getTime() > this.#options.giveUpAfterMs
+    try {
+      await this.#store.recordAttempt(delivery.id, { delivered, status, error, nextAttemptAt: delivered || givingUp ? null : new Date(retryAt) })
+    } catch (cause) {
+      // Its claim lapses and it is sent again: at least once.
+      this.#log.warn({ err: cause, deliveryId: delivery.id }, 'webhook attempt could not be recorded; it will be sent again')
+    }
+    if (!delivered && !givingUp) this.#wakeAt(retryAt)
+    this.#options.onAttempt?.(delivered ? 'delivered' : givingUp ? 'given_up' : 'failed')
+    if (delivered) this.#options.onDelivered?.((now - delivery.createdAt.getTime()) / 1000)
+    const fields = { deliveryId: delivery.id, webhookId: delivery.messageId, subscriptionId: this.subscriptionId, attempt: delivery.attempts + 1, status }
+    if (delivered) this.#log.debug(fields, 'webhook delivered')
+    else this.#log.warn({ ...fields, error }, givingUp ? 'webhook given up' : 'webhook attempt failed; will retry')
+  }
+
+  /** One timer per lane, for the earliest retry due. */
+  #wakeAt (time: number) {
+    if (this.#stopped || time >= this.#retryAt) return
+    clearTimeout(this.#retryTimer)
+    this.#retryAt = time
+    this.#retryTimer = setTimeout(() => {
+      this.#retryAt = Number.POSITIVE_INFINITY
+      this.wake()
+    }, Math.max(0, time - Date.now()))
+    this.#retryTimer.unref()
+  }
+}
