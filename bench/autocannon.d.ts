@@ -15,6 +15,7 @@ declare module 'autocannon' {
     errors: number
     timeouts: number
     non2xx: number
+    '2xx': number
     statusCodeStats: Record<string, { count: number }>
   }
   export default function autocannon (options: Options): Promise<Result>

@@ -1,10 +1,24 @@
 import type { BenchServer } from './servers.js'
+import { addSubscriber, removeSubscriber } from './subscriber.js'
+import type { SubscriberRun } from './subscriber.js'
 
-/** One workload: what to seed before, and the requests autocannon sends. */
+export interface Request { method: string, path: string, body?: string, setupRequest?: (request: any) => any }
+
+/** One workload: what to seed before, the requests autocannon sends, and what to do around the measured run. */
 export interface Scenario {
   name: string
+  /** Runs only on servers for which this holds (default: every server). */
+  runsOn?: (server: BenchServer) => boolean
+  /** The scenario whose ceiling row this one's ratio is taken against (default: its own). */
+  ceilingOf?: string
   seed?: (server: BenchServer) => Promise<void>
-  requests: () => Array<{ method: string, path: string, body?: string, setupRequest?: (request: any) => any }>
+  requests: () => Request[]
+  /** Around the warm-up and measured run; what `after` answers is added to the row. */
+  around?: {
+    before: (server: BenchServer) => Promise<SubscriberRun>
+    measuring: (run: SubscriberRun) => void
+    after: (run: SubscriberRun, created: number) => Promise<Record<string, number | null>>
+  }
 }
 
 const SEEDED = 1000
@@ -20,17 +34,26 @@ async function seedPlants (server: BenchServer) {
   }
 }
 
-// Unique ids across every run of one harness invocation.
-let nextId = 10_000_000
+// Unique ids across every run of one harness invocation; `ids.next` is read around measured runs.
+export const ids = { next: 10_000_000 }
+
+// The name carries the send time, so the webhook receiver can measure the lag from create to delivery.
+const createRequest = (): Request => ({
+  method: 'POST',
+  path: '/plants',
+  setupRequest: (request) => ({ ...request, body: `{"id":${ids.next++},"name":"t${Date.now()}","tag":"tropical"}` })
+})
+
+export const CREATE = 'create (unique ids)'
 
 export const scenarios: Scenario[] = [
+  { name: CREATE, requests: () => [createRequest()] },
   {
-    name: 'create (unique ids)',
-    requests: () => [{
-      method: 'POST',
-      path: '/plants',
-      setupRequest: (request) => ({ ...request, body: `{"id":${nextId++},"name":"Monstera","tag":"tropical"}` })
-    }]
+    name: 'create, one webhook subscriber',
+    runsOn: (server) => server.database !== undefined,
+    ceilingOf: CREATE,
+    requests: () => [createRequest()],
+    around: { before: addSubscriber, measuring: (run) => { run.firstId = ids.next }, after: (run, created) => removeSubscriber(run, created, ids.next) }
   },
   {
     name: 'create (identical replay)',

@@ -7,8 +7,8 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { freshDatabase } from '../test/databases.js'
 
-const root = fileURLToPath(new URL('..', import.meta.url))
-const cli = join(root, 'dist/cli/main.js')
+export const root = fileURLToPath(new URL('..', import.meta.url))
+export const cli = join(root, 'dist/cli/main.js')
 
 export interface BenchServer {
   name: string
@@ -16,6 +16,8 @@ export interface BenchServer {
   pid: number
   /** The bearer token requests carry (any value for servers that do not check). */
   token: string
+  /** The store's URL, for plantstore servers (the CLI reaches the same store with it). */
+  database?: string
   stop: () => Promise<void>
 }
 
@@ -27,9 +29,14 @@ async function freePort (): Promise<number> {
   return port
 }
 
-/** Starts a server process with its output discarded, and waits until `readyPath` answers. */
-async function start (name: string, args: string[], port: number, token: string, cleanup = () => {}, readyPath = '/healthz'): Promise<BenchServer> {
-  const child: ChildProcess = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] })
+/**
+ * Starts `node <args> <port>` (the port appended last unless `portFlag` names its flag) with its output
+ * discarded, and waits until `readyPath` answers.
+ */
+export async function startProcess (name: string, args: string[], readyPath = '/healthz', portFlag?: string, env: NodeJS.ProcessEnv = process.env) {
+  const port = await freePort()
+  const child: ChildProcess = spawn(process.execPath, [...args, ...(portFlag === undefined ? [] : [portFlag]), String(port)],
+    { cwd: root, stdio: ['ignore', 'ignore', 'inherit'], env })
   const url = `http://127.0.0.1:${port}`
   const deadline = Date.now() + 60_000
   for (;;) {
@@ -39,30 +46,34 @@ async function start (name: string, args: string[], port: number, token: string,
     if (Date.now() > deadline) throw new Error(`${name} did not start`)
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
-  return {
-    name,
-    url,
-    pid: child.pid!,
-    token,
-    stop: async () => {
-      const exited = new Promise((resolve) => child.once('exit', resolve))
-      child.kill('SIGTERM')
-      await exited
-      cleanup()
-    }
+  const stop = async () => {
+    if (child.exitCode !== null) return
+    const exited = new Promise((resolve) => child.once('exit', resolve))
+    child.kill('SIGTERM')
+    await exited
   }
+  return { url, pid: child.pid!, stop }
 }
 
-export async function startCeiling () {
-  const port = await freePort()
-  return start('node:http ceiling', [join(root, 'bench/ceiling-server.mjs'), String(port)], port, 'none', () => {}, '/')
+export async function startCeiling (): Promise<BenchServer> {
+  const started = await startProcess('ceiling', ['bench/ceiling-server.mjs'], '/')
+  return { name: 'node:http ceiling', token: 'none', ...started }
 }
 
 /** `plantstore serve` with default settings (durable: WAL, synchronous=FULL) on a new database. */
-export async function startPlantstore (name: string, database: string, cleanup = () => {}) {
-  const port = await freePort()
+export async function startPlantstore (name: string, database: string, cleanup = () => {}): Promise<BenchServer> {
   const token = execFileSync(process.execPath, [cli, 'tokens', 'create', '--name', 'bench', '--database', database], { encoding: 'utf8' }).trim()
-  return start(name, [cli, 'serve', '--port', String(port), '--database', database], port, token, cleanup)
+  const started = await startProcess(name, [cli, 'serve', '--database', database], '/healthz', '--port')
+  return {
+    name,
+    token,
+    database,
+    ...started,
+    stop: async () => {
+      await started.stop()
+      cleanup()
+    }
+  }
 }
 
 export async function startPlantstoreSqlite () {
@@ -75,9 +86,8 @@ export async function startPlantstorePostgres () {
 }
 
 /** The Stoplight Prism mock serving our document: what a user might run instead. */
-export async function startPrism () {
-  const port = await freePort()
+export async function startPrism (): Promise<BenchServer> {
   const prism = join(root, 'node_modules/@stoplight/prism-cli/dist/index.js')
-  return start('Prism mock', [prism, 'mock', join(root, 'openapi/plantstore.yaml'), '-p', String(port), '-h', '127.0.0.1'],
-    port, 'ps_bench', () => {})
+  const started = await startProcess('Prism mock', [prism, 'mock', join(root, 'openapi/plantstore.yaml'), '-h', '127.0.0.1'], '/healthz', '-p')
+  return { name: 'Prism mock', token: 'ps_bench', ...started }
 }

@@ -53,7 +53,8 @@ export async function buildApp (config: Config, options: BuildOptions = {}) {
   await app.register(store, { database: config.database, metrics })
   await app.register(webhooks, {
     ...config.webhooks,
-    onAttempt: (outcome) => metrics.webhookDeliveries.inc({ outcome }),
+    database: config.database,
+    onAttempt: (outcome, count) => metrics.webhookDeliveries.inc({ outcome }, count),
     onDelivered: (lagSeconds) => metrics.webhookLag.observe(lagSeconds)
   })
   metrics.observeWebhooks({ backlog: () => app.store.webhooks.backlog(), concurrency: () => app.webhooks.concurrency() })

@@ -111,6 +111,7 @@ export function instrumentStore (store: Store, metrics: Metrics): Store {
     plants: timed('plants', store.plants, metrics),
     tokens: timed('tokens', store.tokens, metrics),
     webhooks: timed('webhooks', store.webhooks, metrics),
+    ...(store.connectWriter !== undefined && { connectWriter: store.connectWriter }),
     ping: store.ping,
     close: store.close
   }

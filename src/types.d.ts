@@ -1,11 +1,11 @@
 import type { Principal } from './jwt.js'
 import type { Store } from './store/store.js'
-import type { WebhookDispatcher } from './webhooks/dispatcher.js'
+import type { Dispatcher } from './webhooks/dispatcher.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
     store: Store
-    webhooks: WebhookDispatcher
+    webhooks: Dispatcher
   }
   interface FastifyContextConfig {
     /** The scope a token needs for this route; routes without one need no token. */

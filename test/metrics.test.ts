@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { generateSecret } from '../src/webhooks/signature.js'
 import { build, buildWithToken } from './helper.js'
+import { startReceiver, waitFor } from './receiver.js'
 
 /** Checks the Prometheus text exposition format line by line, and answers the samples by series. */
 function parsePrometheus (text: string): Map<string, number> {
@@ -49,4 +51,26 @@ test('--metrics off removes /metrics; --metrics token asks for its own token', a
   const wrong = await guarded.inject({ url: '/metrics', headers: { authorization: 'Bearer metrics-secret-0123456780' } })
   assert.deepEqual([wrong.statusCode, wrong.json().error], [401, 2001])
   assert.equal((await guarded.inject({ url: '/metrics', headers: { authorization: `Bearer ${secret}` } })).statusCode, 200)
+})
+
+test('webhook metrics: backlog and concurrency per subscriber, delivery lag, attempts by outcome', async (t) => {
+  const { app, send } = await buildWithToken(t, { webhookRetryBase: '50ms' })
+  let up = false
+  const receiver = await startReceiver(() => (up ? 200 : 503))
+  t.after(() => receiver.close())
+  const subscription = await app.store.webhooks.addSubscription(receiver.url, generateSecret())
+  for (let id = 1; id <= 3; id++) await send('POST', '/plants', { id, name: 'Fern' })
+  await waitFor(() => receiver.received.length >= 3, 5000, 'the first, failing attempts')
+  const backlog = `plantstore_webhook_backlog{subscription="${subscription.id}"}`
+  const during = parsePrometheus((await app.inject('/metrics')).body)
+  assert.equal(during.get(backlog), 3, 'three events wait for the subscriber')
+  assert.ok(during.get(`plantstore_webhook_concurrency{subscription="${subscription.id}"}`)! >= 1)
+  assert.ok(during.get('plantstore_webhook_deliveries_total{outcome="failed"}')! >= 3)
+  up = true
+  await waitFor(async () => parsePrometheus((await app.inject('/metrics')).body).get('plantstore_webhook_delivery_lag_seconds_count') === 3,
+    5000, 'three deliveries')
+  const after = parsePrometheus((await app.inject('/metrics')).body)
+  assert.equal(after.get(backlog), undefined, 'nothing waits any more')
+  assert.equal(after.get('plantstore_webhook_deliveries_total{outcome="delivered"}'), 3)
+  assert.ok(after.get('plantstore_webhook_delivery_lag_seconds_sum')! > 0)
 })

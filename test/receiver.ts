@@ -12,8 +12,11 @@ export interface Receiver {
   close: () => Promise<void>
 }
 
+/** A status at once, a status after a delay, or no answer at all. */
+export type Answer = number | { status: number, afterMs: number } | 'hang'
+
 export async function startReceiver (
-  answer: (request: Received, index: number) => number | 'hang' = () => 200, port = 0
+  answer: (request: Received, index: number) => Answer = () => 200, port = 0
 ): Promise<Receiver> {
   const received: Received[] = []
   const server: Server = createServer((req, res) => {
@@ -25,7 +28,8 @@ export async function startReceiver (
       received.push(request)
       const status = answer(request, received.length - 1)
       if (status === 'hang') return
-      res.writeHead(status).end()
+      if (typeof status === 'number') res.writeHead(status).end()
+      else setTimeout(() => res.writeHead(status.status).end(), status.afterMs)
     })
   })
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))

@@ -100,6 +100,8 @@ for (const [db, database] of Object.entries(DATABASES)) {
       t.after(() => receiver.close())
       const { app, send } = await buildWithToken(t, { database, webhookConcurrency: '2', webhookTimeout: '300ms', webhookRetryBase: '10s' })
       await app.store.webhooks.addSubscription(receiver.url, generateSecret())
+      await app.ready()
+      await app.webhooks.refresh()
       for (let id = 1; id <= 6; id++) await send('POST', '/plants', { id, name: 'p' })
       await new Promise((resolve) => setTimeout(resolve, 200))
       assert.equal(receiver.received.length, 2, 'two requests reached the hanging receiver, the rest wait')
@@ -107,8 +109,11 @@ for (const [db, database] of Object.entries(DATABASES)) {
 
     test('an event still undelivered after --webhook-give-up-after is given up', async (t) => {
       const port = await freePort()
-      const { app, send } = await buildWithToken(t, { database, webhookRetryBase: '20ms', webhookGiveUpAfter: '150ms' })
+      const { app, send } = await buildWithToken(t, { database, webhookRetryBase: '20ms', webhookGiveUpAfter: '300ms' })
       await app.store.webhooks.addSubscription(`http://127.0.0.1:${port}/hook`, generateSecret())
+      // The dispatcher (on PostgreSQL in a thread of its own) is up and knows the subscriber before the clock starts.
+      await app.ready()
+      await app.webhooks.refresh()
       await send('POST', '/plants', { id: 1, name: 'Fern' })
       await waitFor(async () => (await app.store.webhooks.listDeliveries(1))[0]!.state === 'failed', 5000, 'giving up')
       const [report] = await app.store.webhooks.listDeliveries(1)

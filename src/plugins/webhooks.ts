@@ -1,13 +1,20 @@
 import fp from 'fastify-plugin'
+import type { DatabaseUrl } from '../config.js'
 import { WebhookDispatcher } from '../webhooks/dispatcher.js'
-import type { DispatcherOptions } from '../webhooks/dispatcher.js'
+import type { Dispatcher, DispatcherOptions } from '../webhooks/dispatcher.js'
+import { DispatcherThread } from '../webhooks/dispatcher-thread.js'
 
 /**
  * Runs the webhook dispatcher beside the server as `app.webhooks`: it starts once the app is ready and
- * stops, letting attempts in flight finish, before the requests drain and the store closes.
+ * stops, letting attempts in flight finish, before the requests drain and the store closes. It runs in
+ * a thread of its own, so sending deliveries does not slow serving requests; an in-memory SQLite store
+ * is private to its connection, so there it runs on the event loop.
  */
-export default fp<DispatcherOptions>(async (app, options) => {
-  const dispatcher = new WebhookDispatcher(app.store.webhooks, app.log.child({ component: 'webhooks' }), options)
+export default fp<DispatcherOptions & { database: DatabaseUrl }>(async (app, { database, ...options }) => {
+  const log = app.log.child({ component: 'webhooks' })
+  const dispatcher: Dispatcher = database.kind === 'sqlite' && database.path === ':memory:'
+    ? new WebhookDispatcher(app.store.webhooks, log, options)
+    : new DispatcherThread(database, options, log, app.store.connectWriter)
   app.decorate('webhooks', dispatcher)
   app.addHook('onReady', async () => { dispatcher.start() })
   app.addHook('preClose', async () => { await dispatcher.stop() })

@@ -1,3 +1,4 @@
+import type { MessagePort } from 'node:worker_threads'
 import type { PlantStore } from './plant-store.js'
 import type { TokenStore } from './token-store.js'
 import type { WebhookStore } from './webhook-store.js'
@@ -15,6 +16,11 @@ export interface Store {
   readonly plants: PlantStore
   readonly tokens: TokenStore
   readonly webhooks: WebhookStore
+  /**
+   * SQLite on a file only: a port into the store's writer thread, through which another thread's
+   * writes (the webhook dispatcher's) join the same batches (see sqlite/write-channel.ts).
+   */
+  connectWriter?: () => MessagePort
   /** Throws StorageUnavailable when the database cannot answer. */
   ping (): Promise<void>
   close (): Promise<void>

@@ -1,11 +1,12 @@
-import type { FastifyBaseLogger } from 'fastify'
+import type { Log } from './log.js'
 import type { WebhookStore } from '../store/store.js'
 import { SubscriberLane } from './lane.js'
 
 export { retryDelay } from './lane.js'
 
-export interface DispatcherOptions {
-  /** How long one attempt may take. */
+/** The dispatcher's settings (config.webhooks): plain data, so they reach its thread. */
+export interface DispatcherSettings {
+  /** How long one attempt may take to connect, and then to be answered. */
   timeoutMs: number
   /** Deliveries in flight to one subscriber at most (per process); the lane's limit grows toward it. */
   perSubscription: number
@@ -15,10 +16,26 @@ export interface DispatcherOptions {
   giveUpAfterMs: number
   /** The safety poll: how often to look for new subscribers and due deliveries when nothing wakes us. */
   pollMs: number
-  /** Told each attempt's outcome (for metrics). */
-  onAttempt?: (outcome: 'delivered' | 'failed' | 'given_up') => void
+}
+
+export interface DispatcherOptions extends DispatcherSettings {
+  /** Told attempts' outcomes (for metrics): `count` attempts came to `outcome`. */
+  onAttempt?: (outcome: 'delivered' | 'failed' | 'given_up', count: number) => void
   /** Told, for each delivered event, the seconds from its creation to its delivery (for metrics). */
   onDelivered?: (lagSeconds: number) => void
+}
+
+/** What the app knows of its dispatcher, whether it runs on the event loop or in a thread of its own. */
+export interface Dispatcher {
+  start (): void
+  /** Due deliveries may be waiting: a plant was created. */
+  wake (): void
+  /** Reads the subscribers again (one was added or removed here). */
+  refresh (): Promise<void>
+  /** Each subscriber's concurrency limit now: subscription id → deliveries in flight allowed. */
+  concurrency (): Map<number, number>
+  /** Stops claiming and waits for the attempts in flight (each bounded by the timeout). */
+  stop (): Promise<void>
 }
 
 /**
@@ -27,16 +44,16 @@ export interface DispatcherOptions {
  * another instance). Claims are leases in the store, so after a crash a delivery is taken up again:
  * at least once.
  */
-export class WebhookDispatcher {
+export class WebhookDispatcher implements Dispatcher {
   readonly #store: WebhookStore
-  readonly #log: FastifyBaseLogger
+  readonly #log: Log
   readonly #options: DispatcherOptions
   readonly #lanes = new Map<number, SubscriberLane>()
   #timer: NodeJS.Timeout | undefined
   #stopped = true
   #refreshing: Promise<void> | undefined
 
-  constructor (store: WebhookStore, log: FastifyBaseLogger, options: DispatcherOptions) {
+  constructor (store: WebhookStore, log: Log, options: DispatcherOptions) {
     this.#store = store
     this.#log = log
     this.#options = options

@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger } from 'fastify'
+import type { Log } from './log.js'
 import type { Delivery, Subscription, WebhookStore } from '../store/store.js'
 import { ConcurrencyLimit } from './concurrency-limit.js'
 import { Sender } from './sender.js'
@@ -20,7 +20,7 @@ export function retryDelay (attempts: number, baseMs: number, random = Math.rand
 export class SubscriberLane {
   readonly subscriptionId: number
   readonly #store: WebhookStore
-  readonly #log: FastifyBaseLogger
+  readonly #log: Log
   readonly #options: DispatcherOptions
   readonly #sender: Sender
   readonly #limit: ConcurrencyLimit
@@ -36,15 +36,16 @@ export class SubscriberLane {
   #retryTimer: NodeJS.Timeout | undefined
   #retryAt = Number.POSITIVE_INFINITY
 
-  constructor (subscription: Subscription, store: WebhookStore, log: FastifyBaseLogger, options: DispatcherOptions) {
+  constructor (subscription: Subscription, store: WebhookStore, log: Log, options: DispatcherOptions) {
     this.subscriptionId = subscription.id
     this.#store = store
     this.#log = log
     this.#options = options
     this.#sender = new Sender(subscription.url, { timeoutMs: options.timeoutMs, connections: options.perSubscription })
     this.#limit = new ConcurrencyLimit(4, options.perSubscription)
-    // A claim outlives the attempt, so no other dispatcher takes a delivery that is still being sent.
-    this.#leaseMs = options.timeoutMs + 5000
+    // A claim outlives the attempt (connect, then answer, each within the timeout), so no other
+    // dispatcher takes a delivery that is still being sent.
+    this.#leaseMs = 3 * options.timeoutMs + 5000
   }
 
   /** Deliveries this lane lets be in flight now. */
@@ -95,7 +96,7 @@ export class SubscriberLane {
 
   #start (delivery: Delivery) {
     // A claim about to lapse is left for a later claim rather than sent twice.
-    if (delivery.leaseUntil - Date.now() < this.#options.timeoutMs + 1000) return
+    if (delivery.leaseUntil - Date.now() < 2 * this.#options.timeoutMs + 1000) return
     this.#inFlight++
     const attempt = this.#attempt(delivery).finally(() => this.#attempts.delete(attempt))
     this.#attempts.add(attempt)
@@ -119,7 +120,7 @@ export class SubscriberLane {
       this.#log.warn({ err: cause, deliveryId: delivery.id }, 'webhook attempt could not be recorded; it will be sent again')
     }
     if (!delivered && !givingUp) this.#wakeAt(retryAt)
-    this.#options.onAttempt?.(delivered ? 'delivered' : givingUp ? 'given_up' : 'failed')
+    this.#options.onAttempt?.(delivered ? 'delivered' : givingUp ? 'given_up' : 'failed', 1)
     if (delivered) this.#options.onDelivered?.((now - delivery.createdAt.getTime()) / 1000)
     const fields = { deliveryId: delivery.id, webhookId: delivery.messageId, subscriptionId: this.subscriptionId, attempt: delivery.attempts + 1, status }
     if (delivered) this.#log.debug(fields, 'webhook delivered')

@@ -1,6 +1,6 @@
 import { Pool } from 'undici'
 import type { Delivery } from '../store/store.js'
-import { sign } from './signature.js'
+import { Signer } from './signature.js'
 
 /** What one attempt came to: the status (if any answer came), an error unless it was a 2xx, and how long it took. */
 export interface AttemptOutcome {
@@ -18,6 +18,7 @@ export class Sender {
   readonly #pool: Pool
   readonly #path: string
   readonly #timeoutMs: number
+  #signer: { secret: string, signer: Signer } | undefined
 
   constructor (url: string, { timeoutMs, connections }: { timeoutMs: number, connections: number }) {
     const target = new URL(url)
@@ -32,29 +33,38 @@ export class Sender {
     })
   }
 
-  async send (delivery: Delivery): Promise<AttemptOutcome> {
+  send (delivery: Delivery): Promise<AttemptOutcome> {
     const started = performance.now()
     const timestamp = Math.floor(Date.now() / 1000)
-    try {
-      const { statusCode, body } = await this.#pool.request({
-        path: this.#path,
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'plantstore-webhooks',
-          'webhook-id': delivery.messageId,
-          'webhook-timestamp': String(timestamp),
-          'webhook-signature': sign(delivery.secret, delivery.messageId, timestamp, delivery.payload)
-        },
-        body: delivery.payload,
-        signal: AbortSignal.timeout(this.#timeoutMs)
+    const headers = [
+      'content-type', 'application/json',
+      'user-agent', 'plantstore-webhooks',
+      'webhook-id', delivery.messageId,
+      'webhook-timestamp', String(timestamp),
+      'webhook-signature', this.#signerFor(delivery.secret).sign(delivery.messageId, timestamp, delivery.payload)
+    ]
+    // dispatch() with a handler rather than request(): no response stream per delivery, whose body
+    // (if any) is only counted and dropped.
+    return new Promise((resolve) => {
+      let status: number | null = null
+      this.#pool.dispatch({ path: this.#path, method: 'POST', headers, body: delivery.payload }, {
+        onRequestStart: () => {},
+        onResponseStart: (_controller, statusCode) => { status = statusCode },
+        onResponseData: () => {},
+        onResponseEnd: () => resolve({
+          status,
+          error: status !== null && status >= 200 && status <= 299 ? null : `HTTP ${status}`,
+          latencyMs: performance.now() - started
+        }),
+        onResponseError: (_controller, cause) => resolve({ status: null, error: this.#describe(cause), latencyMs: performance.now() - started })
       })
-      await body.dump()
-      const error = statusCode >= 200 && statusCode <= 299 ? null : `HTTP ${statusCode}`
-      return { status: statusCode, error, latencyMs: performance.now() - started }
-    } catch (cause) {
-      return { status: null, error: this.#describe(cause), latencyMs: performance.now() - started }
-    }
+    })
+  }
+
+  /** The secret rarely changes (a rotation), so its key is kept between deliveries. */
+  #signerFor (secret: string): Signer {
+    if (this.#signer?.secret !== secret) this.#signer = { secret, signer: new Signer([secret]) }
+    return this.#signer.signer
   }
 
   async close () {
@@ -63,7 +73,7 @@ export class Sender {
 
   #describe (cause: unknown): string {
     const { name, code } = cause as { name?: string, code?: unknown }
-    if (name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' ||
+    if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' ||
       code === 'UND_ERR_CONNECT_TIMEOUT') return `no answer within ${this.#timeoutMs} ms`
     return `request failed: ${typeof code === 'string' ? code : name ?? 'unknown error'}`
   }

@@ -34,6 +34,11 @@ export function unavailable (error: unknown): boolean {
   return typeof code === 'string' && UNAVAILABLE.test(code)
 }
 
+/** For a failed batch from the writer thread: rethrows it, as StorageUnavailable when the database cannot serve now. */
+export function asUnavailable (error: unknown): never {
+  throw unavailable(error) ? new StorageUnavailable() : error
+}
+
 /** Statements compiled once and kept: preparing is the costliest part of a small query. */
 export class Statements {
   readonly #db: Database.Database

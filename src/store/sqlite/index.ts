@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { GroupCommit } from '../group-commit.js'
 import type { Store } from '../store.js'
-import { connect, guard, unavailable } from './connection.js'
+import { asUnavailable, connect, guard } from './connection.js'
 import type { SqliteSynchronous } from './connection.js'
 import { migrateSqlite } from './migrations.js'
 import { SqlitePlants } from './plants.js'
@@ -11,7 +11,6 @@ import { SqliteWebhooks } from './webhooks.js'
 import { createWriteRunner } from './write-jobs.js'
 import type { WriteJob, WriteResult } from './write-jobs.js'
 import { SqliteWriter } from './writer.js'
-import { StorageUnavailable } from '../../errors.js'
 
 export type { SqliteSynchronous } from './connection.js'
 
@@ -40,7 +39,7 @@ export function openSqlite (options: SqliteOptions): Store {
   const runHere = writer === undefined ? createWriteRunner(db, synchronous) : undefined
   const writes = new GroupCommit<WriteJob, WriteResult>(
     writer !== undefined
-      ? (jobs) => writer.run(jobs).catch((error: unknown) => { throw unavailable(error) ? new StorageUnavailable() : error })
+      ? (jobs) => writer.run(jobs).catch(asUnavailable)
       : (jobs) => guard(() => runHere!(jobs)),
     {
       // A writer thread queues: it can take the next batch while it commits this one.
@@ -54,6 +53,7 @@ export function openSqlite (options: SqliteOptions): Store {
     plants: new SqlitePlants(db, writes),
     tokens: new SqliteTokens(db),
     webhooks: new SqliteWebhooks(db, writes),
+    ...(writer !== undefined && { connectWriter: () => writer.connect() }),
     ping: async () => { guard(() => db.prepare('SELECT 1').get()) },
     close: async () => {
       await writer?.close()

@@ -1,0 +1,85 @@
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { cpus, totalmem } from 'node:os'
+import { CREATE } from './scenarios.js'
+import type { Scenario } from './scenarios.js'
+
+/** One measured run: one scenario on one server in one round. */
+export interface Row {
+  round: number
+  scenario: string
+  server: string
+  requestsPerSecond: number
+  p50Ms: number
+  p99Ms: number
+  non2xx: number
+  errors: number
+  cpuSeconds: number
+  peakRssMiB: number
+  extra: Record<string, number | null>
+}
+
+interface Settings { quick: boolean, rounds: number, connections: number, warmupSeconds: number, durationSeconds: number, ceiling: string, scenarios: Scenario[] }
+
+export function median (values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
+}
+
+const round2 = (n: number) => Math.round(n * 100) / 100
+
+/** Medians over the rounds of each scenario × server; ratios are taken round by round, then their median. */
+export function summarise (rows: Row[], settings: Settings) {
+  const summary = []
+  for (const scenario of settings.scenarios) {
+    const servers = [...new Set(rows.filter((r) => r.scenario === scenario.name).map((r) => r.server))]
+    for (const server of servers) {
+      const runs = rows.filter((r) => r.scenario === scenario.name && r.server === server)
+      const ratioOf = (againstScenario: string, againstServer: string) => runs.map((run) => {
+        const base = rows.find((r) => r.round === run.round && r.scenario === againstScenario && r.server === againstServer)
+        return base === undefined ? Number.NaN : run.requestsPerSecond / base.requestsPerSecond
+      })
+      const extras = Object.fromEntries(Object.keys(runs[0]!.extra).map((key) => {
+        const values = runs.map((run) => run.extra[key]).filter((v): v is number => typeof v === 'number')
+        return [key, values.length === 0 ? null : key === 'duplicates' ? Math.max(...values) : round2(median(values))]
+      }))
+      summary.push({
+        scenario: scenario.name,
+        server,
+        rounds: runs.length,
+        requestsPerSecond: Math.round(median(runs.map((r) => r.requestsPerSecond))),
+        ratioToCeiling: round2(median(ratioOf(scenario.ceilingOf ?? scenario.name, settings.ceiling))),
+        ...(scenario.ceilingOf !== undefined && { ratioToOwnCreate: round2(median(ratioOf(CREATE, server))) }),
+        p50Ms: median(runs.map((r) => r.p50Ms)),
+        p99Ms: median(runs.map((r) => r.p99Ms)),
+        non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
+        errors: runs.reduce((n, r) => n + r.errors, 0),
+        cpuSeconds: round2(median(runs.map((r) => r.cpuSeconds))),
+        peakRssMiB: Math.max(...runs.map((r) => r.peakRssMiB)),
+        ...extras
+      })
+    }
+  }
+  return summary
+}
+
+export function report (rows: Row[], settings: Settings) {
+  const summary = summarise(rows, settings)
+  const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`
+  const header = '| scenario | server | req/s | ratio to ceiling | p50 ms | p99 ms | non-2xx | errors | server CPU s | peak RSS MiB |\n|---|---|---|---|---|---|---|---|---|---|\n'
+  const table = header + summary.map((r) => `| ${r.scenario} | ${r.server} | ${r.requestsPerSecond} | ${r.ratioToCeiling} | ${r.p50Ms} | ${r.p99Ms} | ${r.non2xx} | ${r.errors} | ${r.cpuSeconds} | ${r.peakRssMiB} |`).join('\n')
+  const withSubscriber = summary.filter((r) => 'deliveredWithin5s' in r) as Array<Record<string, unknown>>
+  const webhooks = withSubscriber.length === 0
+    ? ''
+    : '\n\nCreates with one webhook subscriber (a receiver in its own process answering 200 at once), against the same server\'s creates without one in the same round:\n\n' +
+      '| server | creates/s | ÷ creates without | p99 ms | delivered within 5 s after the load | lag p50 ms | lag p99 ms | duplicates |\n|---|---|---|---|---|---|---|---|\n' +
+      withSubscriber.map((r) => `| ${r.server} | ${r.requestsPerSecond} | ${r.ratioToOwnCreate} | ${r.p99Ms} | ${r.deliveredWithin5s} | ${r.lagP50Ms} | ${r.lagP99Ms} | ${r.duplicates} |`).join('\n')
+  const markdown = `${settings.connections} connections, ${settings.durationSeconds} s per run after ${settings.warmupSeconds} s warm-up, ` +
+    `median of ${settings.rounds} interleaved round${settings.rounds === 1 ? '' : 's'}${settings.quick ? ' (--quick)' : ''}; ` +
+    `${new Date().toISOString().slice(0, 10)} on ${machine}.\n\n${table}${webhooks}\n`
+  mkdirSync(new URL('results/', import.meta.url), { recursive: true })
+  const name = settings.quick ? 'quick' : 'latest'
+  writeFileSync(new URL(`results/${name}.json`, import.meta.url), JSON.stringify({ machine, ...settings, scenarios: undefined, summary, rows }, null, 2) + '\n')
+  writeFileSync(new URL(`results/${name}.md`, import.meta.url), markdown)
+  process.stdout.write(markdown)
+}

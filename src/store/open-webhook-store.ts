@@ -1,0 +1,35 @@
+import type { MessagePort } from 'node:worker_threads'
+import type { DatabaseUrl } from '../config.js'
+import { GroupCommit } from './group-commit.js'
+import { createPool, PostgresDatabase } from './postgres/database.js'
+import { PostgresWebhooks } from './postgres/webhooks.js'
+import { asUnavailable, connect } from './sqlite/connection.js'
+import { WriteChannel } from './sqlite/write-channel.js'
+import type { WriteJob, WriteResult } from './sqlite/write-jobs.js'
+import { SqliteWebhooks } from './sqlite/webhooks.js'
+import type { WebhookStore } from './store.js'
+
+/**
+ * The outbox alone, for the webhook dispatcher's own thread, over connections of its own: on
+ * PostgreSQL a small pool; on SQLite a reading connection, with its writes sent through `writerPort`
+ * into the store's writer thread (see Store.connectWriter). The store was opened, and so migrated,
+ * by the main thread.
+ */
+export function openWebhookStore (database: DatabaseUrl, writerPort?: MessagePort): { webhooks: WebhookStore, close: () => Promise<void> } {
+  if (database.kind === 'postgres') {
+    const pool = createPool(database.url, 2)
+    pool.on('error', () => {})
+    return { webhooks: new PostgresWebhooks(new PostgresDatabase(pool)), close: () => pool.end() }
+  }
+  if (writerPort === undefined) throw new Error('an SQLite file store shares its writer thread through a port')
+  const db = connect(database.path, database.synchronous)
+  const channel = new WriteChannel(writerPort)
+  const writes = new GroupCommit<WriteJob, WriteResult>((jobs) => channel.run(jobs).catch(asUnavailable), { maxInFlight: 2 })
+  return {
+    webhooks: new SqliteWebhooks(db, writes),
+    close: async () => {
+      writerPort.close()
+      db.close()
+    }
+  }
+}
