@@ -55,6 +55,8 @@ export function summarise (rows: Row[], settings: Settings) {
         non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
         errors: runs.reduce((n, r) => n + r.errors, 0),
         cpuSeconds: round2(median(runs.map((r) => r.cpuSeconds))),
+        // Server CPU per answered request: what a layer costs, whatever the load generator could send.
+        cpuMicrosPerRequest: Math.round(median(runs.map((r) => (r.cpuSeconds * 1e6) / Math.max(1, r.requestsPerSecond * settings.durationSeconds)))),
         peakRssMiB: Math.max(...runs.map((r) => r.peakRssMiB)),
         ...extras
       })
@@ -67,16 +69,23 @@ export function report (rows: Row[], settings: Settings) {
   const summary = summarise(rows, settings)
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`
   const header = '| scenario | server | req/s | ratio to ceiling | p50 ms | p99 ms | non-2xx | errors | server CPU s | peak RSS MiB |\n|---|---|---|---|---|---|---|---|---|---|\n'
-  const table = header + summary.map((r) => `| ${r.scenario} | ${r.server} | ${r.requestsPerSecond} | ${r.ratioToCeiling} | ${r.p50Ms} | ${r.p99Ms} | ${r.non2xx} | ${r.errors} | ${r.cpuSeconds} | ${r.peakRssMiB} |`).join('\n')
+  const table = header + summary.filter((r) => !r.server.startsWith('ladder: ')).map((r) => `| ${r.scenario} | ${r.server} | ${r.requestsPerSecond} | ${r.ratioToCeiling} | ${r.p50Ms} | ${r.p99Ms} | ${r.non2xx} | ${r.errors} | ${r.cpuSeconds} | ${r.peakRssMiB} |`).join('\n')
   const withSubscriber = summary.filter((r) => 'deliveredWithin5s' in r) as Array<Record<string, unknown>>
   const webhooks = withSubscriber.length === 0
     ? ''
     : '\n\nCreates with one webhook subscriber (a receiver in its own process answering 200 at once), against the same server\'s creates without one in the same round:\n\n' +
       '| server | creates/s | ÷ creates without | p99 ms | delivered within 5 s after the load | lag p50 ms | lag p99 ms | duplicates |\n|---|---|---|---|---|---|---|---|\n' +
       withSubscriber.map((r) => `| ${r.server} | ${r.requestsPerSecond} | ${r.ratioToOwnCreate} | ${r.p99Ms} | ${r.deliveredWithin5s} | ${r.lagP50Ms} | ${r.lagP99Ms} | ${r.duplicates} |`).join('\n')
+  const ladder = ['create (unique ids)', 'GET /plants/{id}'].map((scenario) => {
+    const rungs = summary.filter((r) => r.scenario === scenario && (r.server === settings.ceiling || r.server.startsWith('ladder: ') || r.server === 'plantstore, SQLite'))
+    if (rungs.length < 3) return ''
+    return `\n\nCost ladder, ${scenario}: the bare framework, then each layer added (server CPU per request; the last row is \`plantstore serve\`):\n\n` +
+      '| server | req/s | ratio to ceiling | p99 ms | server CPU µs/request | this layer µs/request |\n|---|---|---|---|---|---|\n' +
+      rungs.map((r, i) => `| ${r.server} | ${r.requestsPerSecond} | ${r.ratioToCeiling} | ${r.p99Ms} | ${r.cpuMicrosPerRequest} | ${i < 2 ? '' : r.cpuMicrosPerRequest - rungs[i - 1]!.cpuMicrosPerRequest} |`).join('\n')
+  }).join('')
   const markdown = `${settings.connections} connections, ${settings.durationSeconds} s per run after ${settings.warmupSeconds} s warm-up, ` +
     `median of ${settings.rounds} interleaved round${settings.rounds === 1 ? '' : 's'}${settings.quick ? ' (--quick)' : ''}; ` +
-    `${new Date().toISOString().slice(0, 10)} on ${machine}.\n\n${table}${webhooks}\n`
+    `${new Date().toISOString().slice(0, 10)} on ${machine}.\n\n${table}${webhooks}${ladder}\n`
   mkdirSync(new URL('results/', import.meta.url), { recursive: true })
   const name = settings.quick ? 'quick' : 'latest'
   writeFileSync(new URL(`results/${name}.json`, import.meta.url), JSON.stringify({ machine, ...settings, scenarios: undefined, summary, rows }, null, 2) + '\n')

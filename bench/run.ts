@@ -11,7 +11,8 @@ import { report } from './report.js'
 import type { Row } from './report.js'
 import { scenarios } from './scenarios.js'
 import type { Scenario } from './scenarios.js'
-import { startCeiling, startPlantstorePostgres, startPlantstoreSqlite, startPrism } from './servers.js'
+import { RUNGS } from './ladder-rungs.js'
+import { startCeiling, startLadder, startPlantstorePostgres, startPlantstoreSqlite, startPrism } from './servers.js'
 import type { BenchServer } from './servers.js'
 
 const quick = process.argv.includes('--quick')
@@ -20,6 +21,9 @@ const rounds = roundsArg === -1 ? (quick ? 1 : 3) : Number(process.argv[roundsAr
 // --only <text>: just the scenarios whose name contains it (for investigating one figure).
 const onlyArg = process.argv.indexOf('--only')
 const chosen = onlyArg === -1 ? scenarios : scenarios.filter((s) => s.name.includes(process.argv[onlyArg + 1] ?? ''))
+// --servers <a,b>: just the servers whose name contains one of these (the ceiling always runs).
+const serversArg = process.argv.indexOf('--servers')
+const serverFilter = serversArg === -1 ? undefined : (process.argv[serversArg + 1] ?? '').split(',')
 const connections = 50
 const warmupSeconds = quick ? 1 : 3
 const durationSeconds = quick ? 3 : 10
@@ -57,15 +61,19 @@ async function runOne (server: BenchServer, scenario: Scenario, round: number): 
 }
 
 async function main () {
-  const starters = [startCeiling, startPlantstoreSqlite,
+  const starters = [startCeiling, ...RUNGS.map((rung) => () => startLadder(rung)), startPlantstoreSqlite,
     ...(process.env.PLANTSTORE_TEST_POSTGRES_URL !== undefined ? [startPlantstorePostgres] : []), startPrism]
   const servers: BenchServer[] = []
   const rows: Row[] = []
   try {
-    for (const startServer of starters) servers.push(await startServer())
+    for (const startServer of starters) {
+      const server = await startServer()
+      if (servers.length === 0 || serverFilter === undefined || serverFilter.some((part) => server.name.includes(part))) servers.push(server)
+      else await server.stop()
+    }
     for (let round = 1; round <= rounds; round++) {
       for (const scenario of chosen) {
-        for (const server of servers.filter((s) => scenario.runsOn?.(s) ?? true)) {
+        for (const server of servers.filter((s) => scenario.runsOn?.(s) ?? s.ladder !== true)) {
           rows.push(await runOne(server, scenario, round))
           process.stderr.write(`round ${round} · ${scenario.name} · ${server.name}: ${rows.at(-1)!.requestsPerSecond} req/s\n`)
         }

@@ -18,6 +18,8 @@ export interface BenchServer {
   token: string
   /** The store's URL, for plantstore servers (the CLI reaches the same store with it). */
   database?: string
+  /** A rung of the cost ladder (ladder-server.ts): it serves only the ladder's scenarios. */
+  ladder?: boolean
   stop: () => Promise<void>
 }
 
@@ -90,4 +92,22 @@ export async function startPrism (): Promise<BenchServer> {
   const prism = join(root, 'node_modules/@stoplight/prism-cli/dist/index.js')
   const started = await startProcess('Prism mock', [prism, 'mock', join(root, 'openapi/plantstore.yaml'), '-h', '127.0.0.1'], '/healthz', '-p')
   return { name: 'Prism mock', token: 'ps_bench', ...started }
+}
+
+/** One rung of the cost ladder (ladder-server.ts), on a new SQLite file where it has a store. */
+export async function startLadder (rung: string): Promise<BenchServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'plantstore-ladder-'))
+  const database = `sqlite:${join(dir, 'plants.db')}`
+  const token = execFileSync(process.execPath, [cli, 'tokens', 'create', '--name', 'bench', '--database', database], { encoding: 'utf8' }).trim()
+  const started = await startProcess(`ladder: ${rung}`, ['--import', 'tsx', 'bench/ladder-server.ts', rung, database, token], '/healthz', '--port')
+  return {
+    name: `ladder: ${rung}`,
+    token,
+    ladder: true,
+    ...started,
+    stop: async () => {
+      await started.stop()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }
 }
