@@ -1,11 +1,11 @@
 import Fastify from 'fastify'
 import type { FastifyServerOptions } from 'fastify'
 import { AccessLog } from './access-log.js'
+import { bufferedStdout, lazyChildLogger } from './logging.js'
 import type { Config } from './config.js'
 import auth from './plugins/auth.js'
 import { answerClientError, MAX_HEADER_BYTES } from './plugins/client-errors.js'
 import overload from './plugins/overload.js'
-import securityHeaders from './plugins/security-headers.js'
 import contract from './plugins/contract.js'
 import docs from './plugins/docs.js'
 import errorHandler, { sendError } from './plugins/error-handler.js'
@@ -24,14 +24,16 @@ export interface BuildOptions {
 
 /** Builds the whole service for a config; never listens (server.ts does). The plugin order is the request order. */
 export async function buildApp (config: Config, options: BuildOptions = {}) {
+  const destination = options.logStream ?? bufferedStdout()
   const logger: FastifyServerOptions['logger'] = {
     level: config.logLevel,
     // Defence in depth: access-log.ts never logs headers, but should a request object reach a log
     // line, its Authorization and Cookie headers are censored.
     redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
-    ...(options.logStream && { stream: options.logStream })
+    stream: destination
   }
   const metrics = new Metrics()
+  const accessLog = new AccessLog()
   const app = Fastify({
     logger,
     genReqId,
@@ -43,10 +45,12 @@ export async function buildApp (config: Config, options: BuildOptions = {}) {
     keepAliveTimeout: config.limits.keepAliveTimeoutMs,
     maxRequestsPerSocket: 10_000,
     clientErrorHandler: answerClientError,
-    logController: new AccessLog(),
+    logController: accessLog,
+    childLoggerFactory: lazyChildLogger,
     // Router-level failures (a malformed URL) answer in the contract's shape too.
     frameworkErrors: (error, request, reply) => sendError(error, request, reply)
   })
+  accessLog.useLogger(app.log, destination)
   await app.register(errorHandler)
   await app.register(requestId)
   await app.register(metricsPlugin, { metrics, settings: config.metrics })
@@ -58,7 +62,6 @@ export async function buildApp (config: Config, options: BuildOptions = {}) {
     onDelivered: (lagSeconds) => metrics.webhookLag.observe(lagSeconds)
   })
   metrics.observeWebhooks({ backlog: () => app.store.webhooks.backlog(), concurrency: () => app.webhooks.concurrency() })
-  await app.register(securityHeaders)
   await app.register(overload, { maxEventLoopDelayMs: config.limits.maxEventLoopDelayMs })
   await app.register(auth, { authFailureLimit: config.limits.authFailures, rateLimit: config.limits.perToken, jwt: config.jwt })
   await app.register(contract, { bodyLimit: config.bodyLimit })

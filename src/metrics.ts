@@ -1,37 +1,22 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import type { Metric } from 'prom-client'
+import { DerivedMetric, LeanHistogram } from './lean-metrics.js'
 import type { Store } from './store/store.js'
 
 /** Every metric the service exports, on a registry of its own (one per app, so tests do not share one). */
 export class Metrics {
   readonly registry = new Registry()
-  readonly requests = new Counter({
-    name: 'plantstore_http_requests_total',
-    help: 'HTTP requests answered, by method, route template and status',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers: [this.registry]
-  })
+  /** Per request: lean (see lean-metrics.ts), read by prom-client when scraped. */
+  readonly requestDuration = new LeanHistogram('plantstore_http_request_duration_seconds',
+    'Time from receiving a request to answering it, by method, route template and status',
+    ['method', 'route', 'status'], [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5])
 
-  readonly requestDuration = new Histogram({
-    name: 'plantstore_http_request_duration_seconds',
-    help: 'Time from receiving a request to answering it, by method, route template and status',
-    labelNames: ['method', 'route', 'status'] as const,
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-    registers: [this.registry]
-  })
+  readonly storeDuration = new LeanHistogram('plantstore_store_operation_duration_seconds',
+    'Time of each store operation, by operation', ['operation'],
+    [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1])
 
-  readonly inFlight = new Gauge({
-    name: 'plantstore_http_requests_in_flight',
-    help: 'Requests received and not yet answered',
-    registers: [this.registry]
-  })
-
-  readonly storeDuration = new Histogram({
-    name: 'plantstore_store_operation_duration_seconds',
-    help: 'Time of each store operation, by operation',
-    labelNames: ['operation'] as const,
-    buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1],
-    registers: [this.registry]
-  })
+  /** Requests whose onRequest hooks ran, and of those, the ones answered: their difference is in flight. */
+  readonly counts = { received: 0, answered: 0 }
 
   readonly batchSize = new Histogram({
     name: 'plantstore_group_commit_batch_size',
@@ -55,6 +40,14 @@ export class Metrics {
   })
 
   constructor () {
+    const requestDuration = this.requestDuration
+    this.registry.registerMetric(new DerivedMetric('plantstore_http_requests_total',
+      'HTTP requests answered, by method, route template and status', 'counter',
+      () => requestDuration.seriesList().map((series) => ({ labels: series.labels, value: series.count }))) as unknown as Metric)
+    this.registry.registerMetric(requestDuration as unknown as Metric)
+    this.registry.registerMetric(new DerivedMetric('plantstore_http_requests_in_flight', 'Requests received and not yet answered',
+      'gauge', () => [{ labels: {}, value: this.counts.received - this.counts.answered }]) as unknown as Metric)
+    this.registry.registerMetric(this.storeDuration as unknown as Metric)
     collectDefaultMetrics({ register: this.registry, prefix: 'plantstore_' })
   }
 
@@ -82,7 +75,7 @@ export class Metrics {
 }
 
 /** A store concern with every method timed into `plantstore_store_operation_duration_seconds` as `concern.method`. */
-function timed<T extends object> (concern: string, target: T, metrics: Metrics): T {
+function timed<T extends object> (concern: string, target: T, metrics: Metrics, untimed: string[] = []): T {
   const wrapped: Record<string, unknown> = {}
   let prototype: object | null = Object.getPrototypeOf(target)
   const names = new Set(Object.keys(target))
@@ -92,13 +85,17 @@ function timed<T extends object> (concern: string, target: T, metrics: Metrics):
   for (const name of names) {
     const method = (target as Record<string, unknown>)[name]
     if (typeof method !== 'function') continue
-    const timer = metrics.storeDuration.labels(`${concern}.${name}`)
+    if (untimed.includes(name)) {
+      wrapped[name] = method.bind(target)
+      continue
+    }
+    const series = metrics.storeDuration.series(`${concern}.${name}`)
     wrapped[name] = async (...args: unknown[]) => {
-      const end = timer.startTimer()
+      const start = performance.now()
       try {
         return await method.apply(target, args)
       } finally {
-        end()
+        series.observe((performance.now() - start) / 1000)
       }
     }
   }
@@ -108,7 +105,8 @@ function timed<T extends object> (concern: string, target: T, metrics: Metrics):
 /** The store with every operation timed; the wrappers are made once, not per call. */
 export function instrumentStore (store: Store, metrics: Metrics): Store {
   return {
-    plants: timed('plants', store.plants, metrics),
+    // readVersion is not an operation on the data but a synchronous check made before cached reads.
+    plants: timed('plants', store.plants, metrics, ['readVersion']),
     tokens: timed('tokens', store.tokens, metrics),
     webhooks: timed('webhooks', store.webhooks, metrics),
     ...(store.connectWriter !== undefined && { connectWriter: store.connectWriter }),

@@ -12,7 +12,9 @@ declare module 'fastify' {
     scope?: string
   }
   interface FastifyRequest {
-    /** Who the request acts as, set by the auth plugin. */
-    principal?: Principal
+    /** Who the request acts as, set by the auth plugin (null on routes that need no token). */
+    principal: Principal | null
+    /** Counted in plantstore_http_requests_in_flight (router failures skip the onRequest hooks). */
+    countedInFlight: boolean
   }
 }

@@ -50,8 +50,9 @@ export function sendError (error: unknown, request: FastifyRequest, reply: Fasti
   return reply
     .code(apiError.status)
     .headers(apiError.headers)
-    // Router-level failures skip the onRequest hooks, so the id is set here as well.
+    // Router-level failures skip the onRequest hooks, so these are set here as well.
     .header('x-request-id', request.id)
+    .header('x-content-type-options', 'nosniff')
     .type('application/json; charset=utf-8')
     .send({ error: apiError.code, message: apiError.message })
 }

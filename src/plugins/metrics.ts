@@ -5,23 +5,24 @@ import { InvalidToken, MissingCredentials } from '../errors.js'
 import type { Metrics } from '../metrics.js'
 import { hashToken, readCredentials, sameHash } from '../tokens.js'
 
-const counted = Symbol('counted in flight')
-
 /**
  * Request metrics for every request (count and latency by route template and status, in flight), and
  * `GET /metrics` in the Prometheus text format unless turned off; with `--metrics token` it asks for
  * its own bearer token, compared in constant time.
  */
 export default fp<{ metrics: Metrics, settings: Config['metrics'] }>(async (app, { metrics, settings }) => {
-  app.addHook('onRequest', async (request) => {
-    metrics.inFlight.inc()
-    ;(request as unknown as Record<symbol, boolean>)[counted] = true
+  // Callback hooks, not async ones: no promise per request for bookkeeping.
+  const { counts, requestDuration } = metrics
+  app.decorateRequest('countedInFlight', false)
+  app.addHook('onRequest', (request, _reply, done) => {
+    counts.received++
+    request.countedInFlight = true
+    done()
   })
-  app.addHook('onResponse', async (request, reply) => {
-    if ((request as unknown as Record<symbol, boolean>)[counted] === true) metrics.inFlight.dec()
-    const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) }
-    metrics.requests.inc(labels)
-    metrics.requestDuration.observe(labels, reply.elapsedTime / 1000)
+  app.addHook('onResponse', (request, reply, done) => {
+    if (request.countedInFlight) counts.answered++
+    requestDuration.series(request.method, request.routeOptions.url ?? 'unmatched', String(reply.statusCode)).observe(reply.elapsedTime / 1000)
+    done()
   })
 
   if (settings.mode === 'off') return

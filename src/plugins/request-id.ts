@@ -11,9 +11,16 @@ export function genReqId (req: IncomingMessage): string {
   return typeof given === 'string' && SAFE_ID.test(given) ? given : randomUUID()
 }
 
-/** Every response, errors included, names its request id, so a caller can quote it to find the log. */
+/**
+ * Headers every answer carries, errors included (plugins/error-handler.ts sets them too, for the
+ * router's own failures): its request id, so a caller can quote it to find the log line, and
+ * `nosniff`, as suits a JSON API. (Fastify sends no x-powered-by to begin with.) Authenticated
+ * answers also get `Cache-Control: no-store` (plugins/auth.ts).
+ */
 export default fp(async (app) => {
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
+    reply.header('x-content-type-options', 'nosniff')
+    done()
   })
 }, { name: 'request-id' })

@@ -1,8 +1,10 @@
 import type { FastifyInstance } from 'fastify'
 import { operation } from '../contract/document.js'
+import { plantJson, plantsJson } from '../contract/plant-json.js'
 import { etagOf, ifMatch, noneMatch } from '../etag.js'
 import { NotFound, PlantConflict, PreconditionFailed, SchemaMismatch } from '../errors.js'
 import type { Plant, WriteOutcome } from '../store/store.js'
+import { ReadCache } from './read-cache.js'
 
 // Shapes as validated against the document: ids are exact bigints (see contract/validators.ts).
 interface PlantBody { id?: bigint, name: string, tag?: string }
@@ -15,6 +17,7 @@ function plantOf (id: bigint, { name, tag }: PlantBody): Plant {
 }
 
 const notFound = (id: bigint) => new NotFound(`plant ${id} not found`)
+const JSON_TYPE = 'application/json; charset=utf-8'
 
 /** A replace or delete that did not happen, as its error; the plant when it did. */
 function written (outcome: WriteOutcome, id: bigint, ifMatchHeader: string | undefined): Plant {
@@ -25,20 +28,29 @@ function written (outcome: WriteOutcome, id: bigint, ifMatchHeader: string | und
 
 export default async function plantRoutes (app: FastifyInstance) {
   const { store } = app
+  const pages = new ReadCache()
 
   app.route({
     ...operation('listPlants'),
     handler: async (request, reply) => {
       const { limit, tag, after } = request.query as ListQuery
-      // One row more than asked tells whether a next page exists without a second query.
-      const rows = await store.plants.list({ limit: limit + 1, tag, after })
-      if (rows.length <= limit) return rows
-      const page = rows.slice(0, limit)
-      const next = new URLSearchParams({ limit: String(limit), ...(tag !== undefined && { tag }), after: String(page.at(-1)!.id) })
-      reply.header('link', `</plants?${next}>; rel="next"`)
-      return page
+      const version = store.plants.readVersion?.()
+      const key = `${limit} ${after ?? ''} ${tag ?? ''}`
+      const page = pages.get(key, version) ?? await readPage(limit, tag, after)
+      pages.set(key, version, page)
+      if (page.link !== undefined) reply.header('link', page.link)
+      return reply.type(JSON_TYPE).send(page.body)
     }
   })
+
+  async function readPage (limit: number, tag: string | undefined, after: bigint | undefined) {
+    // One row more than asked tells whether a next page exists without a second query.
+    const rows = await store.plants.list({ limit: limit + 1, tag, after })
+    if (rows.length <= limit) return { body: plantsJson(rows) }
+    const page = rows.slice(0, limit)
+    const next = new URLSearchParams({ limit: String(limit), ...(tag !== undefined && { tag }), after: String(page.at(-1)!.id) })
+    return { body: plantsJson(page), link: `</plants?${next}>; rel="next"` }
+  }
 
   app.route({
     ...operation('createPlant'),
@@ -48,7 +60,7 @@ export default async function plantRoutes (app: FastifyInstance) {
       if (outcome.kind === 'conflict') throw new PlantConflict(String(body.id))
       if (outcome.kind === 'created' && outcome.enqueued) app.webhooks.wake()
       reply.header('etag', etagOf(outcome.plant))
-      return outcome.plant
+      return reply.type(JSON_TYPE).send(plantJson(outcome.plant))
     }
   })
 
@@ -60,7 +72,7 @@ export default async function plantRoutes (app: FastifyInstance) {
       if (plant === undefined) throw notFound(id)
       reply.header('etag', etagOf(plant))
       if (noneMatch(request.headers['if-none-match'], plant)) return reply.code(304).send()
-      return plant
+      return reply.type(JSON_TYPE).send(plantJson(plant))
     }
   })
 
@@ -73,7 +85,7 @@ export default async function plantRoutes (app: FastifyInstance) {
       const header = request.headers['if-match']
       const plant = written(await store.plants.replace(plantOf(id, body), ifMatch(header)), id, header)
       reply.header('etag', etagOf(plant))
-      return plant
+      return reply.type(JSON_TYPE).send(plantJson(plant))
     }
   })
 

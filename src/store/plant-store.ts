@@ -58,4 +58,9 @@ export interface PlantStore {
   replace (plant: Plant, precondition?: Precondition): Promise<WriteOutcome>
   /** Deletes a plant, atomically with the precondition check; `done` carries the deleted plant. */
   delete (id: bigint, precondition?: Precondition): Promise<WriteOutcome>
+  /**
+   * A value that changes whenever plants may have changed, by any process, cheaply known; absent where
+   * it cannot be (then reads are not cached: see routes/read-cache.ts).
+   */
+  readVersion?: () => string
 }

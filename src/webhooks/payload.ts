@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto'
 import type { Plant } from '../store/store.js'
 
-/** The NewPlant body of the newPlant webhook, with the id written digit for digit (no double on the way). */
+/** The NewPlant body of the newPlant webhook, `{"id":…,"name":…,"tag":…}`, the id digit for digit. */
 export function newPlantJson (plant: Plant): string {
-  const rest = JSON.stringify(plant.tag === undefined ? { name: plant.name } : { name: plant.name, tag: plant.tag })
-  return `{"id":${plant.id},${rest.slice(1)}`
+  return plant.tag === undefined
+    ? `{"id":${plant.id},"name":${JSON.stringify(plant.name)}}`
+    : `{"id":${plant.id},"name":${JSON.stringify(plant.name)},"tag":${JSON.stringify(plant.tag)}}`
 }
 
 /** A Standard Webhooks message id, one per event. */

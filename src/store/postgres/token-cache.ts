@@ -10,15 +10,16 @@ const MAX_AGE_MS = 1000
 
 /**
  * Token lookups cached per instance, and dropped whenever any instance (or the CLI, or plain SQL) changes
- * the tokens table: a trigger NOTIFYs, and this cache LISTENs on a connection of its own. While that
- * connection is down the cache is bypassed, so a revocation is never missed for longer than the
- * notification takes to arrive (milliseconds), and never longer than one second.
+ * the tokens table: a trigger NOTIFYs, and this cache LISTENs on a connection of its own. No entry
+ * lives longer than a second, so a revocation is never missed for longer than the notification takes
+ * to arrive (milliseconds) while that connection is up, nor longer than one second while it is down.
+ * Entries made while it is down are kept too: during a database outage a token looked up in the last
+ * second still authenticates (its request then gets 503 from the store, never a 401).
  */
 export class TokenCache {
   readonly #url: string
   readonly #entries = new Map<string, { token: CachedToken, at: number }>()
   #listener: pg.Client | undefined
-  #listening = false
   #closed = false
   #retry: NodeJS.Timeout | undefined
 
@@ -28,7 +29,6 @@ export class TokenCache {
   }
 
   get (hash: Buffer): CachedToken | undefined {
-    if (!this.#listening) return undefined
     const key = hash.toString('hex')
     const entry = this.#entries.get(key)
     if (entry === undefined) return undefined
@@ -41,7 +41,8 @@ export class TokenCache {
 
   set (token: CachedToken) {
     // Only tokens that exist are kept: guesses cannot grow the cache.
-    if (this.#listening) this.#entries.set(token.hash.toString('hex'), { token, at: Date.now() })
+    if (this.#entries.size >= 10_000) this.#entries.clear()
+    this.#entries.set(token.hash.toString('hex'), { token, at: Date.now() })
   }
 
   /** Drops every entry: this instance changed tokens itself, ahead of its own notification. */
@@ -52,7 +53,6 @@ export class TokenCache {
   async close () {
     this.#closed = true
     clearTimeout(this.#retry)
-    this.#listening = false
     await this.#listener?.end().catch(() => {})
   }
 
@@ -61,7 +61,7 @@ export class TokenCache {
     const client = new pg.Client({ connectionString: this.#url, connectionTimeoutMillis: 3000 })
     this.#listener = client
     const lost = () => {
-      this.#listening = false
+      // Changes may be missed from now on: forget what was cached (new entries live a second at most).
       this.#entries.clear()
       client.removeAllListeners()
       client.end().catch(() => {})
@@ -72,9 +72,7 @@ export class TokenCache {
     client.on('end', lost)
     client.connect()
       .then(() => client.query(`LISTEN ${CHANNEL}`))
-      .then(() => {
-        this.#entries.clear()
-        this.#listening = !this.#closed
-      }, lost)
+      // What was cached before listening began may have missed a change.
+      .then(() => { this.#entries.clear() }, lost)
   }
 }

@@ -42,8 +42,9 @@ export function openSqlite (options: SqliteOptions): Store {
       ? (jobs) => writer.run(jobs).catch(asUnavailable)
       : (jobs) => guard(() => runHere!(jobs)),
     {
-      // A writer thread queues: it can take the next batch while it commits this one.
-      maxInFlight: writer === undefined ? 1 : 2,
+      // A writer thread queues, and commits what queued meanwhile together: it can take the next
+      // batches while it commits this one.
+      maxInFlight: writer === undefined ? 1 : 4,
       onBatch: (jobs) => {
         const creates = jobs.filter((job) => job.op === 'create').length
         if (creates > 0) options.onBatch?.(creates)

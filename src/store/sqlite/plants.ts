@@ -5,7 +5,8 @@ import type { PlantRow } from '../rows.js'
 import { keysetStart } from '../store.js'
 import type { CreateOutcome, Plant, PlantQuery, PlantStore, Precondition, WriteOutcome } from '../store.js'
 import { guard } from './connection.js'
-import type { WriteJob, WriteResult } from './write-jobs.js'
+import { createOutcome } from './write-jobs.js'
+import type { CreateResult, WriteJob, WriteResult } from './write-jobs.js'
 
 /** Plants on SQLite: reads on the main connection, creates through the write queue (group commit). */
 export class SqlitePlants implements PlantStore {
@@ -15,12 +16,17 @@ export class SqlitePlants implements PlantStore {
   readonly #listByTag: Database.Statement<[string, bigint, bigint], PlantRow>
   readonly #replace: (plant: Plant, precondition?: Precondition) => WriteOutcome
   readonly #delete: (id: bigint, precondition?: Precondition) => WriteOutcome
+  readonly #dataVersion: Database.Statement<[], bigint>
+  /** Writes this process made (an in-memory store's creates, and replaces and deletes, run on this
+   * connection, whose own data_version does not count them). */
+  #localWrites = 0
 
   constructor (db: Database.Database, writes: GroupCommit<WriteJob, WriteResult>) {
     this.#writes = writes
     this.#select = db.prepare('SELECT id, name, tag FROM plants WHERE id = ?')
     this.#list = db.prepare('SELECT id, name, tag FROM plants WHERE id >= ? ORDER BY id LIMIT ?')
     this.#listByTag = db.prepare('SELECT id, name, tag FROM plants WHERE tag = ? AND id >= ? ORDER BY id LIMIT ?')
+    this.#dataVersion = db.prepare<[], bigint>('PRAGMA data_version').pluck()
     const update = db.prepare('UPDATE plants SET name = ?, tag = ? WHERE id = ?')
     const remove = db.prepare('DELETE FROM plants WHERE id = ?')
     // Read, check and write in one IMMEDIATE transaction: no other writer can slip in between.
@@ -41,8 +47,11 @@ export class SqlitePlants implements PlantStore {
     })
   }
 
-  async create (plant: Plant) {
-    return await this.#writes.submit({ op: 'create', plant }) as CreateOutcome
+  async create (plant: Plant): Promise<CreateOutcome> {
+    const result = await this.#writes.submit({ op: 'create', plant }) as CreateResult
+    // After the commit: a read that raced it must not be cached under the version that follows it.
+    this.#localWrites++
+    return createOutcome(plant, result)
   }
 
   async list ({ limit, after, tag }: PlantQuery) {
@@ -61,10 +70,21 @@ export class SqlitePlants implements PlantStore {
   }
 
   async replace (plant: Plant, precondition?: Precondition) {
-    return guard(() => this.#replace(plant, precondition))
+    try {
+      return guard(() => this.#replace(plant, precondition))
+    } finally {
+      this.#localWrites++
+    }
   }
 
   async delete (id: bigint, precondition?: Precondition) {
-    return guard(() => this.#delete(id, precondition))
+    try {
+      return guard(() => this.#delete(id, precondition))
+    } finally {
+      this.#localWrites++
+    }
   }
+
+  /** `PRAGMA data_version` moves with every other connection's commit (creates, other processes, the CLI). */
+  readVersion = () => `${guard(() => this.#dataVersion.get())}.${this.#localWrites}`
 }

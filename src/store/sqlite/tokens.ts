@@ -4,27 +4,36 @@ import type { TokenRow } from '../rows.js'
 import { TokenNameTaken } from '../store.js'
 import type { NewToken, TokenStore } from '../store.js'
 import { guard, Statements } from './connection.js'
+import { SqliteTokenCache } from './token-cache.js'
 
-/** Tokens on SQLite, on the main connection: writes are rare and small. */
+/** Tokens on SQLite, on the main connection (writes are rare and small), looked up through a cache. */
 export class SqliteTokens implements TokenStore {
   readonly #db: Database.Database
   readonly #sql: Statements
   readonly #selectByHash: Database.Statement<[Buffer], TokenRow>
+  readonly #cache: SqliteTokenCache
 
   constructor (db: Database.Database) {
     this.#db = db
     this.#sql = new Statements(db)
     this.#selectByHash = db.prepare('SELECT * FROM tokens WHERE hash = ?')
+    this.#cache = new SqliteTokenCache(db)
   }
 
   async findByHash (hash: Buffer) {
     return guard(() => {
+      const cached = this.#cache.get(hash)
+      if (cached !== undefined) return cached
       const row = this.#selectByHash.get(hash)
-      return row === undefined ? undefined : toTokenWithHash(row)
+      if (row === undefined) return undefined
+      const token = toTokenWithHash(row)
+      this.#cache.set(token)
+      return token
     })
   }
 
   async create (token: NewToken) {
+    this.#cache.clear()
     return guard(() => {
       try {
         return this.#insert(token)
@@ -51,6 +60,7 @@ export class SqliteTokens implements TokenStore {
   }
 
   async revoke (nameOrId: string) {
+    this.#cache.clear()
     return guard(() => {
       const row = this.#sql.get<unknown[], TokenRow>(`UPDATE tokens SET revoked_at = coalesce(revoked_at, ?)
         WHERE name = ? OR (? GLOB '[0-9]*' AND id = CAST(? AS INTEGER)) RETURNING *`)

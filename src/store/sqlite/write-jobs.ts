@@ -16,7 +16,19 @@ export type WriteJob =
   | { op: 'claim', subscriptionId: number, now: number, leaseUntil: number, max: number }
   | { op: 'attempt', deliveryId: number, at: number, result: AttemptResult }
 
-export type WriteResult = CreateOutcome | DeliveryRow[] | null
+/**
+ * A create's result as it crosses back (small, so the message is cheap): 0 created, 1 created with
+ * webhook deliveries enqueued, 2 an identical replay, or the different plant stored under its id.
+ */
+export type CreateResult = 0 | 1 | 2 | Plant
+
+export type WriteResult = CreateResult | DeliveryRow[] | null
+
+/** The outcome a create's result stands for. */
+export function createOutcome (plant: Plant, result: CreateResult): CreateOutcome {
+  if (typeof result !== 'number') return { kind: 'conflict', plant: result }
+  return result === 2 ? { kind: 'replayed', plant } : { kind: 'created', plant, enqueued: result === 1 }
+}
 
 const claimSql = `
 UPDATE webhook_deliveries SET locked_until = :leaseUntil
@@ -46,20 +58,23 @@ export function createWriteRunner (db: Database.Database, synchronous: SqliteSyn
   const enqueueDeliveries = db.prepare(`INSERT INTO webhook_deliveries
     (message_id, subscription_id, plant_id, payload, created_at, next_attempt_at)
     SELECT ?, id, ?, ?, ?, ? FROM webhook_subscriptions WHERE removed_at IS NULL`)
+  const anySubscriber = db.prepare('SELECT 1 FROM webhook_subscriptions WHERE removed_at IS NULL LIMIT 1').pluck()
   const claim = db.prepare<{}, DeliveryRow>(claimSql)
   const attempt = db.prepare(attemptSql)
 
-  const create = (plant: Plant, now: number): CreateOutcome => {
+  const create = (plant: Plant, now: number, subscribed: boolean): CreateResult => {
     if (insertPlant.run(plant.id, plant.name, plant.tag ?? null, now).changes === 1) {
-      const enqueued = enqueueDeliveries.run(newMessageId(), plant.id, newPlantJson(plant), now, now).changes > 0
-      return { kind: 'created', plant, enqueued }
+      // No subscriber (asked once per batch): no event id, no payload, no outbox statement.
+      if (!subscribed) return 0
+      return enqueueDeliveries.run(newMessageId(), plant.id, newPlantJson(plant), now, now).changes > 0 ? 1 : 0
     }
-    return sameOrConflict(plant, toPlant(selectPlant.get(plant.id)!))
+    const outcome = sameOrConflict(plant, toPlant(selectPlant.get(plant.id)!))
+    return outcome.kind === 'replayed' ? 2 : outcome.plant
   }
-  const run = (job: WriteJob, now: number): WriteResult => {
+  const run = (job: WriteJob, now: number, subscribed: boolean): WriteResult => {
     switch (job.op) {
       case 'create':
-        return create(job.plant, now)
+        return create(job.plant, now, subscribed)
       case 'claim':
         return claim.all({ subscriptionId: job.subscriptionId, now: job.now, leaseUntil: job.leaseUntil, max: job.max })
       case 'attempt': {
@@ -72,7 +87,8 @@ export function createWriteRunner (db: Database.Database, synchronous: SqliteSyn
   }
   const batch = db.transaction((jobs: WriteJob[]) => {
     const now = Date.now()
-    return jobs.map((job) => run(job, now))
+    const subscribed = anySubscriber.get() !== undefined
+    return jobs.map((job) => run(job, now, subscribed))
   })
 
   const relaxable = synchronous === 'FULL' || synchronous === 'EXTRA'

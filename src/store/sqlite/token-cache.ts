@@ -1,0 +1,53 @@
+import type Database from 'better-sqlite3'
+import type { TokenRecord } from '../store.js'
+
+type CachedToken = TokenRecord & { hash: Buffer }
+
+// No entry is trusted longer than this: a revocation is refused within a second, whatever happens.
+const MAX_AGE_MS = 1000
+// How often to ask SQLite whether another connection (another process, the CLI) committed anything.
+const CHECK_EVERY_MS = 100
+// Only tokens that exist are kept, but a cap keeps memory bounded all the same.
+const MAX_ENTRIES = 10_000
+
+/**
+ * Token lookups cached in memory, so that a request costs no SQLite statement for its token. Entries
+ * are dropped whenever `PRAGMA data_version` says another connection committed (checked at most every
+ * 100 ms, so the CLI's `tokens revoke` holds within that), when this process changes a token itself,
+ * and after a second in any case.
+ */
+export class SqliteTokenCache {
+  readonly #dataVersion: Database.Statement<[], bigint>
+  readonly #entries = new Map<string, { token: CachedToken, at: number }>()
+  #version: bigint | undefined
+  #checkedAt = 0
+
+  constructor (db: Database.Database) {
+    this.#dataVersion = db.prepare<[], bigint>('PRAGMA data_version').pluck()
+  }
+
+  get (hash: Buffer, now = Date.now()): CachedToken | undefined {
+    if (now - this.#checkedAt >= CHECK_EVERY_MS) {
+      this.#checkedAt = now
+      const version = this.#dataVersion.get()
+      if (version !== this.#version) {
+        this.#version = version
+        this.#entries.clear()
+        return undefined
+      }
+    }
+    const entry = this.#entries.get(hash.toString('base64'))
+    if (entry === undefined || now - entry.at >= MAX_AGE_MS) return undefined
+    return entry.token
+  }
+
+  set (token: CachedToken, now = Date.now()) {
+    if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear()
+    this.#entries.set(token.hash.toString('base64'), { token, at: now })
+  }
+
+  /** This process changed a token: nothing cached may outlive the change. */
+  clear () {
+    this.#entries.clear()
+  }
+}
