@@ -62,10 +62,13 @@ export async function startCeiling (): Promise<BenchServer> {
   return { name: 'node:http ceiling', token: 'none', ...started }
 }
 
+// As `npm start` and the `plantstore` executable run it (see src/cli/main.ts's first line).
+const NODE_FLAGS = ['--max-semi-space-size=8']
+
 /** `plantstore serve` with default settings (durable: WAL, synchronous=FULL) on a new database. */
 export async function startPlantstore (name: string, database: string, cleanup = () => {}): Promise<BenchServer> {
   const token = execFileSync(process.execPath, [cli, 'tokens', 'create', '--name', 'bench', '--database', database], { encoding: 'utf8' }).trim()
-  const started = await startProcess(name, [cli, 'serve', '--database', database], '/healthz', '--port')
+  const started = await startProcess(name, [...NODE_FLAGS, cli, 'serve', '--database', database], '/healthz', '--port')
   return {
     name,
     token,

@@ -30,8 +30,8 @@ test('a cached page of plants never outlives a committed write, from this proces
   // Another process's connection to the same file (as `plantstore import` or a second worker would be).
   const other = await openStore(parseDatabaseUrl(database))
   t.after(() => other.close())
-  await other.plants.create({ id: 3, name: 'Oak' })
+  await other.plants.create({ id: 3n, name: 'Oak' })
   assert.equal(await page(), '[{"name":"Boston fern","id":1},{"name":"Oak","id":3}]', 'a create by another connection')
-  await other.plants.replace({ id: 3, name: 'Old oak' })
+  await other.plants.replace({ id: 3n, name: 'Old oak' })
   assert.equal(await page(), '[{"name":"Boston fern","id":1},{"name":"Old oak","id":3}]', 'a replace by another connection')
 })

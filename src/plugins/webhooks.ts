@@ -14,7 +14,8 @@ export default fp<DispatcherOptions & { database: DatabaseUrl }>(async (app, { d
   const log = app.log.child({ component: 'webhooks' })
   const dispatcher: Dispatcher = database.kind === 'sqlite' && database.path === ':memory:'
     ? new WebhookDispatcher(app.store.webhooks, log, options)
-    : new DispatcherThread(database, options, log, app.store.connectWriter)
+    : new DispatcherThread(database, options, log, async () => (await app.store.webhooks.listSubscriptions()).length > 0,
+      app.store.connectWriter)
   app.decorate('webhooks', dispatcher)
   app.addHook('onReady', async () => { dispatcher.start() })
   app.addHook('preClose', async () => { await dispatcher.stop() })

@@ -1,6 +1,4 @@
 import type { DatabaseUrl } from '../config.js'
-import { openPostgres } from './postgres/index.js'
-import { openSqlite } from './sqlite/index.js'
 import type { Store } from './store.js'
 
 /** The store could not be opened: its message names the setting and the reason, for one start-up line. */
@@ -14,10 +12,11 @@ export async function openStore (database: DatabaseUrl, options: {
 } = {}): Promise<Store> {
   try {
     switch (database.kind) {
+      // Each driver is loaded only when its database is used.
       case 'sqlite':
-        return openSqlite({ path: database.path, synchronous: database.synchronous, onBatch: options.onBatch })
+        return (await import('./sqlite/index.js')).openSqlite({ path: database.path, synchronous: database.synchronous, onBatch: options.onBatch })
       case 'postgres':
-        return await openPostgres({ url: database.url, poolSize: database.poolSize, ...options })
+        return await (await import('./postgres/index.js')).openPostgres({ url: database.url, poolSize: database.poolSize, ...options })
     }
   } catch (error) {
     throw new StoreOpenError(`cannot open the database (--database, PLANTSTORE_DATABASE_URL): ${(error as Error).message}`)

@@ -1,12 +1,7 @@
 import type { MessagePort } from 'node:worker_threads'
 import type { DatabaseUrl } from '../config.js'
 import { GroupCommit } from './group-commit.js'
-import { createPool, PostgresDatabase } from './postgres/database.js'
-import { PostgresWebhooks } from './postgres/webhooks.js'
-import { asUnavailable, connect } from './sqlite/connection.js'
-import { WriteChannel } from './sqlite/write-channel.js'
 import type { WriteJob, WriteResult } from './sqlite/write-jobs.js'
-import { SqliteWebhooks } from './sqlite/webhooks.js'
 import type { WebhookStore } from './store.js'
 
 /**
@@ -15,13 +10,18 @@ import type { WebhookStore } from './store.js'
  * into the store's writer thread (see Store.connectWriter). The store was opened, and so migrated,
  * by the main thread.
  */
-export function openWebhookStore (database: DatabaseUrl, writerPort?: MessagePort): { webhooks: WebhookStore, close: () => Promise<void> } {
+export async function openWebhookStore (database: DatabaseUrl, writerPort?: MessagePort): Promise<{ webhooks: WebhookStore, close: () => Promise<void> }> {
   if (database.kind === 'postgres') {
+    const { createPool, PostgresDatabase } = await import('./postgres/database.js')
+    const { PostgresWebhooks } = await import('./postgres/webhooks.js')
     const pool = createPool(database.url, 2)
     pool.on('error', () => {})
     return { webhooks: new PostgresWebhooks(new PostgresDatabase(pool)), close: () => pool.end() }
   }
   if (writerPort === undefined) throw new Error('an SQLite file store shares its writer thread through a port')
+  const { asUnavailable, connect } = await import('./sqlite/connection.js')
+  const { WriteChannel } = await import('./sqlite/write-channel.js')
+  const { SqliteWebhooks } = await import('./sqlite/webhooks.js')
   const db = connect(database.path, database.synchronous)
   const channel = new WriteChannel(writerPort)
   const writes = new GroupCommit<WriteJob, WriteResult>((jobs) => channel.run(jobs).catch(asUnavailable), { maxInFlight: 2 })

@@ -19,35 +19,56 @@ interface FromThread {
 /**
  * The dispatcher in a thread of its own (dispatcher-worker.ts), seen from the main thread: wakes are
  * coalesced to one message per turn of the event loop, and the thread's metrics and log lines are
- * handed to the app's. A thread that dies is started again.
+ * handed to the app's. The thread starts with the first subscriber (until then `hasSubscribers` is
+ * asked at each safety poll): a store nobody subscribes to spends no memory on it. A thread that
+ * dies is started again.
  */
 export class DispatcherThread implements Dispatcher {
   readonly #database: DatabaseUrl
   readonly #options: DispatcherOptions
   readonly #log: ThreadLog
   readonly #connectWriter: (() => MessagePort) | undefined
+  readonly #hasSubscribers: () => Promise<boolean>
   readonly #refreshes = new Map<number, () => void>()
   #thread: Worker | undefined
+  #watch: NodeJS.Timeout | undefined
   #concurrency = new Map<number, number>()
   #wakeScheduled = false
   #stopping: Promise<void> | undefined
   #seq = 0
 
-  constructor (database: DatabaseUrl, options: DispatcherOptions, log: ThreadLog, connectWriter?: () => MessagePort) {
+  constructor (database: DatabaseUrl, options: DispatcherOptions, log: ThreadLog,
+    hasSubscribers: () => Promise<boolean>, connectWriter?: () => MessagePort) {
     this.#database = database
     this.#options = options
     this.#log = log
+    this.#hasSubscribers = hasSubscribers
     this.#connectWriter = connectWriter
   }
 
   start () {
+    this.#watch = setInterval(() => { this.#startWhenSubscribed().catch(() => {}) }, this.#options.pollMs)
+    this.#watch.unref()
+    this.#startWhenSubscribed().catch(() => {})
+  }
+
+  async #startWhenSubscribed () {
+    if (this.#thread !== undefined || this.#stopping !== undefined || !(await this.#hasSubscribers())) return
+    if (this.#thread !== undefined || this.#stopping !== undefined) return
+    clearInterval(this.#watch)
+    this.#spawn()
+  }
+
+  #spawn () {
     const { onAttempt, onDelivered, ...settings } = this.#options
     const writerPort = this.#connectWriter?.()
     const levels = (['debug', 'info', 'warn', 'error'] as const).filter((level) => LEVELS.indexOf(level) >= LEVELS.indexOf(this.#log.level))
     const thread = spawnWorker(import.meta.url, 'dispatcher-worker', {
       name: 'webhook-dispatcher',
       workerData: { database: this.#database, settings: settings satisfies DispatcherSettings, writerPort, levels },
-      transferList: writerPort === undefined ? [] : [writerPort]
+      transferList: writerPort === undefined ? [] : [writerPort],
+      // It allocates little at a time: a small young generation keeps its memory small.
+      resourceLimits: { maxYoungGenerationSizeMb: 8 }
     })
     thread.on('message', (message: FromThread) => this.#receive(message))
     thread.on('error', (error) => this.#log.error({ err: error }, 'the webhook dispatcher thread failed'))
@@ -56,7 +77,7 @@ export class DispatcherThread implements Dispatcher {
       this.#thread = undefined
       if (this.#stopping !== undefined) return
       this.#log.error({}, 'the webhook dispatcher thread ended; starting another')
-      setTimeout(() => { if (this.#stopping === undefined) this.start() }, 1000).unref()
+      setTimeout(() => { if (this.#stopping === undefined) this.#spawn() }, 1000).unref()
     })
     this.#thread = thread
   }
@@ -70,9 +91,10 @@ export class DispatcherThread implements Dispatcher {
     })
   }
 
-  refresh (): Promise<void> {
+  async refresh (): Promise<void> {
+    await this.#startWhenSubscribed()
     const thread = this.#thread
-    if (thread === undefined) return Promise.resolve()
+    if (thread === undefined) return
     const seq = ++this.#seq
     return new Promise((resolve) => {
       this.#refreshes.set(seq, resolve)
@@ -85,6 +107,7 @@ export class DispatcherThread implements Dispatcher {
   }
 
   stop (): Promise<void> {
+    clearInterval(this.#watch)
     this.#stopping ??= new Promise<void>((resolve) => {
       const thread = this.#thread
       if (thread === undefined) return resolve()

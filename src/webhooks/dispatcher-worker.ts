@@ -32,7 +32,7 @@ function sendMetrics () {
   lags = []
 }
 
-const store = openWebhookStore(database, writerPort)
+const store = await openWebhookStore(database, writerPort)
 const dispatcher = new WebhookDispatcher(store.webhooks, log, {
   ...settings,
   onAttempt: (outcome) => { outcomes[outcome]++ },
