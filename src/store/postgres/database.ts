@@ -39,9 +39,13 @@ export class PostgresDatabase {
     this.pool = pool
   }
 
-  async query<R extends pg.QueryResultRow> (sql: string, values: unknown[] = []): Promise<R[]> {
+  /**
+   * One statement on any pooled connection. A `name` makes it a prepared statement (parsed and planned
+   * once per connection): given to the statements of the request path.
+   */
+  async query<R extends pg.QueryResultRow> (sql: string, values: unknown[] = [], name?: string): Promise<R[]> {
     try {
-      return (await this.pool.query<R>(sql, values)).rows
+      return (await this.pool.query<R>(name === undefined ? { text: sql, values } : { name, text: sql, values })).rows
     } catch (error) {
       throw isUnavailable(error) ? new StorageUnavailable() : error
     }

@@ -39,7 +39,7 @@ export class PostgresPlants implements PlantStore {
       seen.add(plant.id)
       firsts.push(plant)
     }
-    const rows = await this.#db.query<BatchRow>(createBatchSql, createBatchParams(firsts, Date.now()))
+    const rows = await this.#db.query<BatchRow>(createBatchSql, createBatchParams(firsts, Date.now()), 'plants.create-batch')
     const rowOf = new Map(firsts.map((plant, i) => [plant, rows[i]!]))
     const stored = new Map<bigint, Plant>()
     const outcomes: CreateOutcome[] = []
@@ -82,14 +82,14 @@ export class PostgresPlants implements PlantStore {
     const from = keysetStart(after)
     if (from === undefined) return []
     const rows = tag === undefined
-      ? await this.#db.query<PlantRow>('SELECT id, name, tag FROM plants WHERE id >= $1 ORDER BY id LIMIT $2', [from.toString(), limit])
+      ? await this.#db.query<PlantRow>('SELECT id, name, tag FROM plants WHERE id >= $1 ORDER BY id LIMIT $2', [from.toString(), limit], 'plants.list')
       : await this.#db.query<PlantRow>('SELECT id, name, tag FROM plants WHERE tag = $1 AND id >= $2 ORDER BY id LIMIT $3',
-        [tag, from.toString(), limit])
+        [tag, from.toString(), limit], 'plants.list-by-tag')
     return rows.map(toPlant)
   }
 
   async get (id: bigint) {
-    const [row] = await this.#db.query<PlantRow>('SELECT id, name, tag FROM plants WHERE id = $1', [id.toString()])
+    const [row] = await this.#db.query<PlantRow>('SELECT id, name, tag FROM plants WHERE id = $1', [id.toString()], 'plants.get')
     return row === undefined ? undefined : toPlant(row)
   }
 

@@ -20,7 +20,7 @@ export class PostgresTokens implements TokenStore {
   async findByHash (hash: Buffer) {
     const cached = this.#cache.get(hash)
     if (cached !== undefined) return cached
-    const [row] = await this.#db.query<TokenRow>('SELECT * FROM tokens WHERE hash = $1', [hash])
+    const [row] = await this.#db.query<TokenRow>('SELECT * FROM tokens WHERE hash = $1', [hash], 'tokens.by-hash')
     if (row === undefined) return undefined
     const token = toTokenWithHash(row)
     this.#cache.set(token)

@@ -66,7 +66,7 @@ export class PostgresWebhooks implements WebhookStore {
 
   async claim ({ subscriptionId, now, leaseMs, max }: DeliveryClaim) {
     const leaseUntil = now + leaseMs
-    const rows = await this.#db.query<DeliveryRow>(claimSql, [subscriptionId, now, leaseUntil, max])
+    const rows = await this.#db.query<DeliveryRow>(claimSql, [subscriptionId, now, leaseUntil, max], 'webhooks.claim')
     if (rows.length === 0) return []
     // Read after the claim, so a secret rotated meanwhile already signs these deliveries.
     const [subscription] = await this.#db.query<SubscriptionRow>('SELECT * FROM webhook_subscriptions WHERE id = $1', [subscriptionId])
@@ -87,7 +87,7 @@ export class PostgresWebhooks implements WebhookStore {
       attempts.map((a) => a.result.delivered),
       attempts.map((a) => !a.result.delivered && a.result.nextAttemptAt === null),
       attempts.map((a) => a.result.nextAttemptAt?.getTime() ?? null)
-    ])
+    ], 'webhooks.attempts')
     return attempts.map(() => null)
   }
 
