@@ -17,6 +17,7 @@ import { operation } from '../src/contract/document.js'
 import { MissingCredentials, InvalidToken, NotFound, PlantConflict } from '../src/errors.js'
 import contract from '../src/plugins/contract.js'
 import errorHandler from '../src/plugins/error-handler.js'
+import { RouteTable } from '../src/route-table.js'
 import { openStore } from '../src/store/open-store.js'
 import type { Plant } from '../src/store/store.js'
 import { hashToken, readCredentials } from '../src/tokens.js'
@@ -35,7 +36,7 @@ const knownHashes = new Set([hashToken(token).toString('hex')])
 const app = Fastify({ logger: false })
 
 if (level >= RUNGS.indexOf('contract')) {
-  await app.register(errorHandler)
+  await app.register(errorHandler, { routes: new RouteTable() })
   await app.register(contract, { bodyLimit: 65536 })
 }
 

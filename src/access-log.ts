@@ -4,7 +4,7 @@ import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
 
 /**
  * One log line per request, written when the answer is sent: request id, method, URL without its
- * query, status and time (Fastify's default is two lines, each serialising the whole request).
+ * query, client address, status and time (Fastify's default is two lines, each serialising the whole request).
  * The line is the one pino would write, made from a template and handed to the log's destination:
  * pino's generic serialisation of this fixed shape cost more than anything else the request did
  * (the cost ladder in `npm run bench` showed it). Headers are never logged, so neither is a token;
@@ -27,7 +27,9 @@ export class AccessLog extends LogController {
     if (this.#write === undefined) return
     // The request id is a UUID or a caller's id of [A-Za-z0-9._:-] (request-id.ts): nothing to escape.
     const path = request.url.split('?', 1)[0]!
+    // The client's address is the socket's, or with --trust-proxy the one a trusted proxy forwarded.
     this.#write(`${this.#prefix}${Date.now()}${this.#process}${request.id}","method":"${request.method}","url":${JSON.stringify(path)},` +
-      `"statusCode":${reply.statusCode},"responseTimeMs":${Math.round(reply.elapsedTime * 100) / 100},"msg":"request completed"}\n`)
+      `"remoteAddress":${JSON.stringify(request.ip)},"statusCode":${reply.statusCode},"responseTimeMs":${Math.round(reply.elapsedTime * 100) / 100},` +
+      '"msg":"request completed"}\n')
   }
 }

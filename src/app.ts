@@ -7,6 +7,9 @@ import auth from './plugins/auth.js'
 import { answerClientError, MAX_HEADER_BYTES } from './plugins/client-errors.js'
 import overload from './plugins/overload.js'
 import contract from './plugins/contract.js'
+import cors from './plugins/cors.js'
+import { optionsRoutes, routeTable } from './plugins/methods.js'
+import { RouteTable } from './route-table.js'
 import docs from './plugins/docs.js'
 import errorHandler, { sendError } from './plugins/error-handler.js'
 import requestId, { genReqId } from './plugins/request-id.js'
@@ -44,6 +47,10 @@ export async function buildApp (config: Config, options: BuildOptions = {}) {
     requestTimeout: config.limits.requestTimeoutMs,
     keepAliveTimeout: config.limits.keepAliveTimeoutMs,
     maxRequestsPerSocket: 10_000,
+    // Behind a load balancer: the client's address (for limits and logs) from X-Forwarded-For, but only
+    // when the request comes from a proxy the operator trusts.
+    // (a hop count is a number, which Fastify takes though its types do not say so)
+    trustProxy: (typeof config.trustProxy === 'object' ? [...config.trustProxy] : config.trustProxy) as boolean | string[],
     clientErrorHandler: answerClientError,
     logController: accessLog,
     childLoggerFactory: lazyChildLogger,
@@ -51,8 +58,11 @@ export async function buildApp (config: Config, options: BuildOptions = {}) {
     frameworkErrors: (error, request, reply) => sendError(error, request, reply)
   })
   accessLog.useLogger(app.log, destination)
-  await app.register(errorHandler)
+  const routes = new RouteTable()
+  await app.register(routeTable, { routes })
+  await app.register(errorHandler, { routes })
   await app.register(requestId)
+  await app.register(cors, { cors: config.cors })
   await app.register(metricsPlugin, { metrics, settings: config.metrics })
   await app.register(store, { database: config.database, metrics })
   await app.register(webhooks, {
@@ -68,5 +78,6 @@ export async function buildApp (config: Config, options: BuildOptions = {}) {
   await app.register(docs)
   await app.register(operationsRoutes)
   await app.register(plantRoutes)
+  await app.register(optionsRoutes, { routes, cors: config.cors })
   return app
 }

@@ -1,4 +1,5 @@
 import type { SqliteSynchronous } from './store/sqlite/index.js'
+import { isIP } from 'node:net'
 import { parseDuration } from './tokens.js'
 
 export type DatabaseUrl =
@@ -29,6 +30,10 @@ export interface Config {
     /** Event-loop delay past which requests are shed with 503 (0: never). */
     readonly maxEventLoopDelayMs: number
   }
+  /** CORS: off (undefined), or the origins allowed (`*`: any). */
+  readonly cors: { readonly origins: '*' | readonly string[] } | undefined
+  /** Fastify's trustProxy: the proxies whose X-Forwarded-For names the client (false: none). */
+  readonly trustProxy: false | number | readonly string[]
   readonly webhooks: {
     readonly timeoutMs: number
     readonly perSubscription: number
@@ -66,6 +71,8 @@ export interface RawConfig {
   jwtIssuer?: string
   jwtAudience?: string
   jwtJwksUrl?: string
+  corsOrigins?: string
+  trustProxy?: string
 }
 
 /** Each setting's flag, environment twin, default, argument name and help line: the table `serve --help` shows. */
@@ -89,6 +96,8 @@ export const SETTINGS = {
   jwtIssuer: ['--jwt-issuer', 'PLANTSTORE_JWT_ISSUER', '', 'url', 'accept JWT bearer tokens from this OpenID Connect issuer'],
   jwtAudience: ['--jwt-audience', 'PLANTSTORE_JWT_AUDIENCE', '', 'audience', 'the aud a JWT must carry (default: not checked)'],
   jwtJwksUrl: ['--jwt-jwks-url', 'PLANTSTORE_JWT_JWKS_URL', '', 'url', "the issuer's JWKS (default: from its OpenID discovery document)"],
+  corsOrigins: ['--cors-origins', 'PLANTSTORE_CORS_ORIGINS', '', 'origins', 'browser origins allowed to call the API, comma-separated (https://app.example.com), or * (default: no CORS)'],
+  trustProxy: ['--trust-proxy', 'PLANTSTORE_TRUST_PROXY', '', 'proxies', 'addresses or CIDRs of proxies whose X-Forwarded-For names the client, comma-separated, or a hop count (default: none)'],
   webhookTimeout: ['--webhook-timeout', 'PLANTSTORE_WEBHOOK_TIMEOUT', '10s', 'duration', 'how long one webhook attempt may take'],
   webhookConcurrency: ['--webhook-concurrency', 'PLANTSTORE_WEBHOOK_CONCURRENCY', '64', 'n', 'most webhook deliveries in flight per subscriber and process; the number grows toward it while the subscriber answers quickly'],
   webhookRetryBase: ['--webhook-retry-base', 'PLANTSTORE_WEBHOOK_RETRY_BASE', '2s', 'duration', 'wait before the first webhook retry; doubles after each'],
@@ -146,6 +155,35 @@ function jwtSettings (issuer: string, audience: string, jwksUrl: string): Config
   })
 }
 
+function corsSettings (value: string): Config['cors'] {
+  if (value.trim() === '') return undefined
+  if (value.trim() === '*') return Object.freeze({ origins: '*' as const })
+  const origins = value.split(',').map((part) => part.trim()).filter((part) => part !== '')
+  for (const origin of origins) {
+    let url: URL | undefined
+    try { url = new URL(origin) } catch {}
+    if (url === undefined || !['http:', 'https:'].includes(url.protocol) || url.origin !== origin) {
+      throw new ConfigError('corsOrigins', value, `expected * or origins such as https://app.example.com (scheme, host and port only), not ${JSON.stringify(origin)}`)
+    }
+  }
+  return Object.freeze({ origins: Object.freeze(origins) })
+}
+
+function trustProxySettings (value: string): Config['trustProxy'] {
+  if (value.trim() === '') return false
+  if (/^\d+$/.test(value.trim())) return integer('trustProxy', value.trim(), 1, 100)
+  const proxies = value.split(',').map((part) => part.trim()).filter((part) => part !== '')
+  for (const proxy of proxies) {
+    const [address, bits, extra] = proxy.split('/')
+    const version = isIP(address ?? '')
+    const maxBits = version === 4 ? 32 : 128
+    if (version === 0 || extra !== undefined || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= maxBits))) {
+      throw new ConfigError('trustProxy', value, `expected proxy addresses or CIDRs (10.0.0.1, 10.0.0.0/8, ::1), comma-separated, or a hop count, not ${JSON.stringify(proxy)}`)
+    }
+  }
+  return Object.freeze(proxies)
+}
+
 export function parseDatabaseUrl (value: string, { synchronous = 'FULL', poolSize = 10 }: {
   synchronous?: SqliteSynchronous, poolSize?: number
 } = {}): DatabaseUrl {
@@ -182,6 +220,8 @@ export function loadConfig (raw: RawConfig = {}): Config {
     workers: integer('workers', value('workers'), 1, 64),
     metrics: Object.freeze(metricsSettings(value('metrics'), value('metricsToken'))),
     jwt: jwtSettings(value('jwtIssuer'), value('jwtAudience'), value('jwtJwksUrl')),
+    cors: corsSettings(value('corsOrigins')),
+    trustProxy: trustProxySettings(value('trustProxy')),
     limits: Object.freeze({
       authFailures: integer('authFailureLimit', value('authFailureLimit'), 0, 1_000_000),
       perToken: integer('rateLimit', value('rateLimit'), 0, 100_000_000),

@@ -27,6 +27,7 @@ function apiError (code: number, status: number, template: string, headers: Reco
 export const InvalidJson = apiError(1000, 400, 'body is not valid JSON: %s')
 export const SchemaMismatch = apiError(1001, 400, '%s')
 export const UnsupportedMediaType = apiError(1002, 415, 'content type %s is not supported; send application/json')
+export const WebhookUrlRefused = apiError(1004, 400, 'webhook URL refused: %s')
 export const BodyTooLarge = apiError(1003, 413, 'body is larger than the limit of %d bytes')
 export const MissingCredentials = apiError(2000, 401, 'bearer token required', {
   'www-authenticate': 'Bearer realm="plantstore"'
@@ -47,6 +48,11 @@ export const MalformedAuthorization = apiError(2003, 400, 'malformed Authorizati
 export const NotFound = apiError(3000, 404, '%s')
 export const PlantConflict = apiError(3001, 409, 'plant %s exists with different content')
 export const PreconditionFailed = apiError(3002, 412, 'If-Match %s does not match the current ETag %s')
+export class MethodNotAllowed extends ApiError {
+  constructor (method: string, path: string, allowed: string[]) {
+    super(405, 3003, `${method} is not allowed on ${path}; it allows ${allowed.join(', ')}`, { allow: allowed.join(', ') })
+  }
+}
 export class TooManyRequests extends ApiError {
   constructor (retryAfterSeconds: number, message = 'too many requests') {
     super(429, 4000, message, { 'retry-after': String(retryAfterSeconds) })

@@ -18,7 +18,8 @@ async function registeredRoutes (app: App): Promise<Set<string>> {
     const depth = match[1]!.length / 4
     stack.length = depth
     stack.push(match[2]!)
-    for (const method of (match[3] ?? '').split(', ').filter((m) => m !== '' && m !== 'HEAD')) {
+    // HEAD and OPTIONS are HTTP's own, answered for every path (plugins/methods.ts), not operations.
+    for (const method of (match[3] ?? '').split(', ').filter((m) => m !== '' && m !== 'HEAD' && m !== 'OPTIONS')) {
       routes.add(`${method} ${stack.join('')}`)
     }
   }

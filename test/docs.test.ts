@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { existsSync, mkdirSync } from 'node:fs'
 import { test } from 'node:test'
 import { chromium } from 'playwright-core'
-import { build } from './helper.js'
+import { build, createToken } from './helper.js'
 
 const CHROMIUM = '/usr/bin/chromium'
 // CI installs Debian's chromium (.ci/run); a developer machine without it skips rather than fails.
@@ -20,8 +20,9 @@ test('/openapi.json and /openapi.yaml serve the document, keeping the original p
   assert.match(yaml.body, /^openapi: 3\.1\.0/)
 })
 
-test('/docs renders the API reference in Chromium from local files only', { skip, timeout: 60_000 }, async (t) => {
+test('/docs: our title and logo, a clean console, and a plant created and read back with "Try it out"', { skip, timeout: 90_000 }, async (t) => {
   const app = await build(t)
+  const token = await createToken(app)
   const url = await app.listen({ host: '127.0.0.1', port: 0 })
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -31,15 +32,50 @@ test('/docs renders the API reference in Chromium from local files only', { skip
   t.after(() => browser.close())
   const page = await browser.newPage({ viewport: { width: 1280, height: 1400 } })
   const foreign: string[] = []
+  const console: string[] = []
   page.on('request', (request) => { if (!request.url().startsWith(url)) foreign.push(request.url()) })
+  page.on('console', (message) => { if (message.type() === 'error' || message.type() === 'warning') console.push(`${message.type()}: ${message.text()}`) })
+  page.on('pageerror', (error) => console.push(`pageerror: ${error.message}`))
   await page.goto(`${url}/docs`)
-  const post = page.locator('.opblock-post .opblock-summary-path', { hasText: '/plants' }).first()
-  await post.waitFor({ timeout: 20_000 })
-  assert.equal(await post.innerText(), '/plants')
-  await page.locator('.opblock-delete').first().waitFor()
-  await post.click()
-  await page.getByText('Creates a new plant in the store').first().waitFor()
+  const create = page.locator('#operations-Plants-createPlant')
+  await create.waitFor({ timeout: 20_000 })
+  assert.equal(await page.title(), 'Plant Store API')
+  const logo = String(await page.locator('.topbar-wrapper img').getAttribute('src'))
+  assert.match(Buffer.from(logo.replace(/^data:image\/svg\+xml;base64,/, ''), 'base64').toString(), /<title>Plant Store<\/title>/,
+    'the top bar shows our name, not the framework\'s logo')
   mkdirSync('test-output', { recursive: true })
   await page.screenshot({ path: 'test-output/docs.png', fullPage: false })
+
+  // Authorize with an API token: the first scheme the dialog lists is bearerAuth.
+  await page.locator('.btn.authorize').first().click()
+  const schemes = page.locator('.modal-ux .auth-container h4')
+  await schemes.first().waitFor()
+  assert.match(await schemes.first().innerText(), /^bearerAuth/)
+  await page.locator('.modal-ux .auth-container').first().locator('input').fill(token)
+  await page.locator('.modal-ux .auth-container').first().locator('button.authorize').click()
+  await page.locator('.modal-ux .btn-done').first().click()
+
+  // Create a plant with "Try it out".
+  await create.locator('.opblock-summary').click()
+  await create.locator('.try-out__btn').click()
+  await create.locator('textarea.body-param__text').fill('{"id": 9223372036854775807, "name": "Monstera", "tag": "tropical"}')
+  await create.locator('.execute').click()
+  const created = create.locator('.live-responses-table tr.response .response-col_status').first()
+  await created.waitFor()
+  assert.equal((await created.innerText()).trim(), '200')
+
+  // And read it back.
+  const read = page.locator('#operations-Plants-getPlant')
+  await read.locator('.opblock-summary').click()
+  await read.locator('.try-out__btn').click()
+  await read.locator('input[placeholder="id"]').fill('9223372036854775807')
+  await read.locator('.execute').click()
+  const got = read.locator('.live-responses-table tr.response .response-col_status').first()
+  await got.waitFor()
+  assert.equal((await got.innerText()).trim(), '200')
+  assert.match(await read.locator('.live-responses-table .microlight').first().innerText(), /"name": "Monstera"/)
+  assert.equal((await app.inject({ url: '/plants/9223372036854775807', headers: { authorization: `Bearer ${token}` } })).json().name, 'Monstera')
+
   assert.deepEqual(foreign, [], 'no request leaves the server: the page works offline')
+  assert.deepEqual(console, [], 'the browser console stays free of errors and warnings')
 })

@@ -44,11 +44,17 @@ test('a body over the limit is 413 code 1003; the limit is configurable', async 
   assertError(await small.send('POST', '/plants', JSON.stringify({ id: 1, name: 'x', padding: 'p'.repeat(3000) })), 413, 1003)
 })
 
-test('an unknown route or method is 404 code 3000', async (t) => {
+test('an unknown path is 404 code 3000; a known path with another method is 405 code 3003 with Allow', async (t) => {
   const { send } = await buildWithToken(t)
   assertError(await send('GET', '/nowhere'), 404, 3000)
-  assertError(await send('PUT', '/plants'), 404, 3000)
   assertError(await send('GET', '/%E0%A4%A'), 404, 3000)
+  const put = await send('PUT', '/plants')
+  assertError(put, 405, 3003)
+  assert.equal(put.headers.allow, 'GET, HEAD, POST, OPTIONS')
+  const patch = await send('PATCH' as 'GET', '/plants/7')
+  assertError(patch, 405, 3003)
+  assert.equal(patch.headers.allow, 'GET, HEAD, PUT, DELETE, OPTIONS')
+  assert.match(patch.json().message, /PATCH is not allowed on \/plants\/7/)
 })
 
 test('an unexpected failure is 500 code 5000 with a generic message and the request id', async (t) => {

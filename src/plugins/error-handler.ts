@@ -1,9 +1,10 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import {
-  ApiError, BodyTooLarge, InternalError, InvalidJson, NotFound, SchemaMismatch, StorageUnavailable,
+  ApiError, BodyTooLarge, InternalError, InvalidJson, MethodNotAllowed, NotFound, SchemaMismatch, StorageUnavailable,
   TooManyRequests, UnsupportedMediaType
 } from '../errors.js'
+import type { RouteTable } from '../route-table.js'
 
 interface AjvError { keyword: string, instancePath: string, message?: string, params: Record<string, unknown> }
 
@@ -57,7 +58,13 @@ export function sendError (error: unknown, request: FastifyRequest, reply: Fasti
     .send({ error: apiError.code, message: apiError.message })
 }
 
-export default fp(async (app) => {
+/** The one error handler, and the answer to a request no route takes: 405 for a known path, else 404. */
+export default fp<{ routes: RouteTable }>(async (app, { routes }) => {
   app.setErrorHandler((error, request, reply) => sendError(error, request, reply))
-  app.setNotFoundHandler((request, reply) => sendError(new NotFound(`no route for ${request.method} ${request.url.split('?')[0]}`), request, reply))
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?', 1)[0]!
+    const allowed = routes.allowed(path)
+    sendError(allowed === undefined ? new NotFound(`no route for ${request.method} ${path}`) : new MethodNotAllowed(request.method, path, allowed),
+      request, reply)
+  })
 }, { name: 'error-handler' })

@@ -60,6 +60,7 @@ export default async function plantRoutes (app: FastifyInstance) {
       if (outcome.kind === 'conflict') throw new PlantConflict(String(body.id))
       if (outcome.kind === 'created' && outcome.enqueued) app.webhooks.wake()
       reply.header('etag', etagOf(outcome.plant))
+      reply.header('location', `/plants/${outcome.plant.id}`)
       return reply.type(JSON_TYPE).send(plantJson(outcome.plant))
     }
   })
