@@ -109,6 +109,7 @@ export function instrumentStore (store: Store, metrics: Metrics): Store {
     plants: timed('plants', store.plants, metrics, ['readVersion']),
     tokens: timed('tokens', store.tokens, metrics),
     webhooks: timed('webhooks', store.webhooks, metrics),
+    bulk: store.bulk,
     ...(store.connectWriter !== undefined && { connectWriter: store.connectWriter }),
     ping: store.ping,
     close: store.close

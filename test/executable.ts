@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url'
 
 // The built executable, as `npm ci` leaves it and package.json's bin names it.
 const executable = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url))
-const workdir = mkdtempSync(join(tmpdir(), 'plantstore-cli-'))
+export const workdir = mkdtempSync(join(tmpdir(), 'plantstore-cli-'))
 after(() => rmSync(workdir, { recursive: true, force: true }))
 let dbCount = 0
 export const newDatabase = () => `sqlite:${join(workdir, `store-${++dbCount}`, 'plants.db')}`

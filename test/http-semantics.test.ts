@@ -40,8 +40,10 @@ test('OPTIONS on a known path: 204 with Allow, no token; an unknown path stays 4
     const res = await app.inject({ method: 'OPTIONS', url: url! })
     assert.deepEqual([res.statusCode, res.headers.allow, res.body], [204, allow, ''], url)
   }
-  const unknown = await app.inject({ method: 'OPTIONS', url: '/nowhere' })
-  assert.deepEqual([unknown.statusCode, unknown.json().error], [404, 3000])
+  for (const url of ['/nowhere', '/plants/']) {
+    const unknown = await app.inject({ method: 'OPTIONS', url })
+    assert.deepEqual([unknown.statusCode, unknown.json().error], [404, 3000], url)
+  }
   const post = await app.inject({ method: 'POST', url: '/healthz' })
   assert.deepEqual([post.statusCode, post.headers.allow, post.json().error], [405, 'GET, HEAD, OPTIONS', 3003])
 })

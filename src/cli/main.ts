@@ -1,23 +1,30 @@
 #!/usr/bin/env -S node --max-semi-space-size=8
+import { readFileSync } from 'node:fs'
 import { Command } from 'commander'
 import { ConfigError } from '../config.js'
 import { StoreOpenError } from '../store/open-store.js'
 import { TokenNameTaken } from '../store/store.js'
+import { registerData } from './data.js'
 import { registerMigrate } from './migrate.js'
 import { registerServe } from './serve.js'
 import { registerTokens } from './tokens.js'
 import { registerWebhooks } from './webhooks.js'
 import { UsageError } from './usage-error.js'
 
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+
+// Each command loads what it uses when it runs (the server only for serve, a driver only for its database).
 const program = new Command('plantstore')
   .description('The OpenAPI Plant Store service')
+  .version(version, '-V, --version', 'print the version')
   .showHelpAfterError('(add --help for usage)')
 registerServe(program)
 registerMigrate(program)
 registerTokens(program)
 registerWebhooks(program)
+registerData(program)
 
-/** Start-up and command failures: one line naming what is wrong, exit code 1. */
+/** Start-up and command failures: one line naming what is wrong. */
 function explain (error: unknown): string {
   if (error instanceof ConfigError || error instanceof UsageError || error instanceof TokenNameTaken ||
     error instanceof StoreOpenError) return error.message
@@ -29,6 +36,7 @@ function explain (error: unknown): string {
 }
 
 program.parseAsync().catch((error: unknown) => {
-  process.stderr.write(`plantstore: ${explain(error)}\n`)
-  process.exit(1)
+  // commander has printed its own usage errors already.
+  if (!String((error as { code?: unknown }).code).startsWith('commander.')) process.stderr.write(`plantstore: ${explain(error)}\n`)
+  process.exit((error as { exitCode?: number }).exitCode ?? 1)
 })

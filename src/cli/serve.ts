@@ -1,9 +1,7 @@
 import cluster from 'node:cluster'
 import type { Command } from 'commander'
-import { buildApp } from '../app.js'
 import { loadConfig, SETTINGS } from '../config.js'
 import type { RawConfig } from '../config.js'
-import { listen } from '../server.js'
 import { generateToken, hashToken } from '../tokens.js'
 import { SCOPES } from '../store/store.js'
 import { runPrimary } from './cluster.js'
@@ -16,6 +14,8 @@ export function registerServe (program: Command) {
     .action(async (raw: RawConfig) => {
       const config = loadConfig(raw)
       if (config.workers > 1 && cluster.isPrimary) return runPrimary(config.workers)
+      // The server (Fastify and everything it loads) only for this command: the others start in a blink.
+      const [{ buildApp }, { listen }] = await Promise.all([import('../app.js'), import('../server.js')])
       const app = await buildApp(config)
       // Created before listening, so no request can find a store without tokens; printed after, with the real port.
       const firstToken = generateToken()

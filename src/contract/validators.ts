@@ -65,3 +65,24 @@ export const validatorCompiler: FastifySchemaCompiler<JsonSchema> = ({ schema, h
   const ajv = httpPart === 'body' ? exactAjv : coercingAjv
   return ajv.compile(withExactInt64(schema) as JsonSchema)
 }
+
+export interface AjvError { keyword: string, instancePath: string, message?: string, params: Record<string, unknown> }
+
+/** `body/id must be an int64 integer`, `body/name is required`, `querystring/limit must be <= 1000`. */
+export function describeSchemaErrors (errors: readonly AjvError[], context: string): string {
+  const first = errors[0]
+  if (first === undefined) return `${context} does not match the schema`
+  if (first.keyword === 'required') return `${context}${first.instancePath}/${String(first.params.missingProperty)} is required`
+  return `${context}${first.instancePath} ${first.message ?? 'does not match the schema'}`
+}
+
+/**
+ * A create body's validator outside HTTP (`plantstore import`): the same schema, int64 keyword and
+ * messages as POST /plants. Answers undefined when the value is a valid NewPlant (its id then a
+ * bigint), else the message.
+ */
+export function createBodyValidator (schema: JsonSchema): (value: unknown) => string | undefined {
+  const validate = validatorCompiler({ schema, httpPart: 'body', method: 'POST', url: '/plants' }) as
+    ((value: unknown) => boolean) & { errors?: AjvError[] | null }
+  return (value) => (validate(value) ? undefined : describeSchemaErrors(validate.errors ?? [], 'body'))
+}

@@ -4,17 +4,13 @@ import {
   ApiError, BodyTooLarge, InternalError, InvalidJson, MethodNotAllowed, NotFound, SchemaMismatch, StorageUnavailable,
   TooManyRequests, UnsupportedMediaType
 } from '../errors.js'
+import { describeSchemaErrors } from '../contract/validators.js'
+import type { AjvError } from '../contract/validators.js'
 import type { RouteTable } from '../route-table.js'
 
-interface AjvError { keyword: string, instancePath: string, message?: string, params: Record<string, unknown> }
-
-/** `body/id must be an int64 integer`, `body/name is required`, `querystring/limit must be <= 1000`. */
 function describeValidation (errors: AjvError[], context: string, request: FastifyRequest): string {
   if (context === 'body' && request.body === undefined) return 'body is required'
-  const first = errors[0]
-  if (first === undefined) return `${context} does not match the schema`
-  if (first.keyword === 'required') return `${context}${first.instancePath}/${String(first.params.missingProperty)} is required`
-  return `${context}${first.instancePath} ${first.message ?? 'does not match the schema'}`
+  return describeSchemaErrors(errors, context)
 }
 
 /** Maps anything thrown in any layer to an ApiError of the table in errors.ts. */

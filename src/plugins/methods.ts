@@ -26,7 +26,10 @@ export const optionsRoutes = fp<{ routes: RouteTable, cors: Config['cors'] }>(as
       method: 'OPTIONS',
       url,
       handler: async (request, reply) => {
-        const allow = routes.allowed(request.url.split('?', 1)[0]!)!.join(', ')
+        // The router can match more than the table (an empty :id): what the table does not know is 404.
+        const allowed = routes.allowed(request.url.split('?', 1)[0]!)
+        if (allowed === undefined) return reply.callNotFound()
+        const allow = allowed.join(', ')
         reply.header('allow', allow)
         const preflight = request.headers['access-control-request-method'] !== undefined
         if (cors !== undefined && preflight && reply.hasHeader('access-control-allow-origin')) {

@@ -1,8 +1,10 @@
 import type { MessagePort } from 'node:worker_threads'
+import type { BulkStore } from './bulk-store.js'
 import type { PlantStore } from './plant-store.js'
 import type { TokenStore } from './token-store.js'
 import type { WebhookStore } from './webhook-store.js'
 
+export * from './bulk-store.js'
 export * from './plant-store.js'
 export * from './token-store.js'
 export * from './webhook-store.js'
@@ -16,6 +18,8 @@ export interface Store {
   readonly plants: PlantStore
   readonly tokens: TokenStore
   readonly webhooks: WebhookStore
+  /** Export, import, copy and backup (the CLI's; never on the request path). */
+  readonly bulk: BulkStore
   /**
    * SQLite on a file only: a port into the store's writer thread, through which another thread's
    * writes (the webhook dispatcher's) join the same batches (see sqlite/write-channel.ts).

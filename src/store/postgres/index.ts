@@ -1,4 +1,5 @@
 import type { Store } from '../store.js'
+import { PostgresBulk } from './bulk.js'
 import { createPool, PostgresDatabase } from './database.js'
 import { migratePostgres } from './migrations.js'
 import { PostgresPlants } from './plants.js'
@@ -34,6 +35,7 @@ export async function openPostgres (options: PostgresOptions): Promise<Store> {
     plants: new PostgresPlants(db, options.onBatch),
     tokens: new PostgresTokens(db, tokenCache),
     webhooks: new PostgresWebhooks(db),
+    bulk: new PostgresBulk(db),
     ping: async () => { await db.query('SELECT 1') },
     close: async () => {
       await tokenCache.close()

@@ -5,6 +5,7 @@ import type { Store } from '../store.js'
 import { asUnavailable, connect, guard } from './connection.js'
 import type { SqliteSynchronous } from './connection.js'
 import { migrateSqlite } from './migrations.js'
+import { SqliteBulk } from './bulk.js'
 import { SqlitePlants } from './plants.js'
 import { SqliteTokens } from './tokens.js'
 import { SqliteWebhooks } from './webhooks.js'
@@ -54,6 +55,7 @@ export function openSqlite (options: SqliteOptions): Store {
     plants: new SqlitePlants(db, writes),
     tokens: new SqliteTokens(db),
     webhooks: new SqliteWebhooks(db, writes),
+    bulk: new SqliteBulk(db),
     ...(writer !== undefined && { connectWriter: () => writer.connect() }),
     ping: async () => { guard(() => db.prepare('SELECT 1').get()) },
     close: async () => {

@@ -1,0 +1,35 @@
+import { displayUrl, openForData } from './data.js'
+import { Progress } from './progress.js'
+import { InputError, UsageError } from './usage-error.js'
+
+const BATCH = 10_000
+
+/**
+ * plantstore copy: a whole store (plants, tokens as hashes with their scopes, expiry and revocation,
+ * subscriptions with their secrets, undelivered events) into an empty store of either kind. A target
+ * holding anything is refused before anything is written.
+ */
+export async function runCopy ({ from, to, quiet }: { from: string, to: string, quiet?: boolean }) {
+  if (from === to) throw new UsageError('--from and --to name the same store', 2)
+  const source = await openForData(from, '--from')
+  try {
+    const target = await openForData(to, '--to')
+    try {
+      const held = await target.bulk.contents()
+      const nonEmpty = Object.entries(held).filter(([, count]) => count > 0)
+      if (nonEmpty.length > 0) {
+        throw new InputError(`the target ${displayUrl(to)} is not empty (${nonEmpty.map(([kind, count]) => `${count} ${kind}`).join(', ')}); copy writes only into an empty store`)
+      }
+      const contents = await source.bulk.contents()
+      const metadata = await source.bulk.metadata()
+      const progress = new Progress('copied', { quiet, total: contents.plants })
+      await target.bulk.restore(source.bulk.plants(BATCH), metadata, (count) => progress.add(count))
+      progress.done(`copied ${progress.count} plants, ${metadata.tokens.length} tokens, ${metadata.subscriptions.length} webhook subscriptions ` +
+        `and ${metadata.deliveries.length} undelivered events from ${displayUrl(from)} to ${displayUrl(to)}`)
+    } finally {
+      await target.close()
+    }
+  } finally {
+    await source.close()
+  }
+}

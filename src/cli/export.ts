@@ -1,0 +1,35 @@
+import { createWriteStream } from 'node:fs'
+import { once } from 'node:events'
+import type { Writable } from 'node:stream'
+import { plantJson } from '../contract/plant-json.js'
+import { plantOfRecord } from '../store/store.js'
+import { openForData } from './data.js'
+import { Progress } from './progress.js'
+
+const BATCH = 10_000
+
+/** plantstore export: NDJSON on stdout or --output, streamed (memory stays flat at any size). */
+export async function runExport ({ output, database, quiet }: { output?: string, database?: string, quiet?: boolean }) {
+  const store = await openForData(database)
+  try {
+    const { plants: total } = await store.bulk.contents()
+    const progress = new Progress('exported', { quiet, total })
+    const out: Writable = output === undefined ? process.stdout : createWriteStream(output)
+    const failed = once(out, 'error').then(([error]) => { throw error })
+    failed.catch(() => {})
+    for await (const batch of store.bulk.plants(BATCH)) {
+      let chunk = ''
+      for (const record of batch) chunk += `${plantJson(plantOfRecord(record))}\n`
+      // Backpressure: never more than one batch buffered ahead of a slow reader.
+      if (!out.write(chunk)) await Promise.race([once(out, 'drain'), failed])
+      progress.add(batch.length)
+    }
+    if (output !== undefined) {
+      out.end()
+      await Promise.race([once(out, 'finish'), failed])
+    }
+    progress.done(`exported ${progress.count} plants${output === undefined ? '' : ` to ${output}`}`)
+  } finally {
+    await store.close()
+  }
+}
