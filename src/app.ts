@@ -19,6 +19,7 @@ import store from './plugins/store.js'
 import webhooks from './plugins/webhooks.js'
 import operationsRoutes from './routes/operations.js'
 import plantRoutes from './routes/plants.js'
+import webhookRoutes from './routes/webhooks.js'
 
 export interface BuildOptions {
   /** A logger destination other than stdout (tests read the log from it). */
@@ -78,6 +79,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}) {
   await app.register(docs)
   await app.register(operationsRoutes)
   await app.register(plantRoutes)
+  await app.register(webhookRoutes, { allowPrivate: config.webhooks.allowPrivate })
   await app.register(optionsRoutes, { routes, cors: config.cors })
   return app
 }

@@ -40,6 +40,8 @@ export interface Config {
     readonly retryBaseMs: number
     readonly giveUpAfterMs: number
     readonly pollMs: number
+    /** Subscriptions made over HTTP may target loopback, private and link-local addresses. */
+    readonly allowPrivate: boolean
   }
 }
 
@@ -73,6 +75,7 @@ export interface RawConfig {
   jwtJwksUrl?: string
   corsOrigins?: string
   trustProxy?: string
+  webhookAllowPrivate?: string
 }
 
 /** Each setting's flag, environment twin, default, argument name and help line: the table `serve --help` shows. */
@@ -101,7 +104,8 @@ export const SETTINGS = {
   webhookTimeout: ['--webhook-timeout', 'PLANTSTORE_WEBHOOK_TIMEOUT', '10s', 'duration', 'how long one webhook attempt may take'],
   webhookConcurrency: ['--webhook-concurrency', 'PLANTSTORE_WEBHOOK_CONCURRENCY', '64', 'n', 'most webhook deliveries in flight per subscriber and process; the number grows toward it while the subscriber answers quickly'],
   webhookRetryBase: ['--webhook-retry-base', 'PLANTSTORE_WEBHOOK_RETRY_BASE', '2s', 'duration', 'wait before the first webhook retry; doubles after each'],
-  webhookGiveUpAfter: ['--webhook-give-up-after', 'PLANTSTORE_WEBHOOK_GIVE_UP_AFTER', '3d', 'duration', 'give up an undelivered webhook this long after its event']
+  webhookGiveUpAfter: ['--webhook-give-up-after', 'PLANTSTORE_WEBHOOK_GIVE_UP_AFTER', '3d', 'duration', 'give up an undelivered webhook this long after its event'],
+  webhookAllowPrivate: ['--webhook-allow-private', 'PLANTSTORE_WEBHOOK_ALLOW_PRIVATE', 'false', 'boolean', 'let subscriptions made over HTTP target loopback, private and link-local addresses: true or false']
 } as const satisfies Record<keyof RawConfig, readonly [string, string, string, string, string]>
 
 /** Bad configuration: its message is the one line start-up prints before exiting. */
@@ -116,6 +120,12 @@ function integer (setting: keyof RawConfig, value: string, min: number, max: num
   const n = /^\d+$/.test(value) ? Number(value) : Number.NaN
   if (!(n >= min && n <= max)) throw new ConfigError(setting, value, `expected an integer from ${min} to ${max}`)
   return n
+}
+
+function boolean (setting: keyof RawConfig, value: string): boolean {
+  if (value === 'true' || value === '1') return true
+  if (value === 'false' || value === '0' || value === '') return false
+  throw new ConfigError(setting, value, 'expected true or false')
 }
 
 function duration (setting: keyof RawConfig, value: string, { zero = false } = {}): number {
@@ -235,7 +245,8 @@ export function loadConfig (raw: RawConfig = {}): Config {
       perSubscription: integer('webhookConcurrency', value('webhookConcurrency'), 1, 256),
       retryBaseMs: duration('webhookRetryBase', value('webhookRetryBase')),
       giveUpAfterMs: duration('webhookGiveUpAfter', value('webhookGiveUpAfter')),
-      pollMs: 1000
+      pollMs: 1000,
+      allowPrivate: boolean('webhookAllowPrivate', String(value('webhookAllowPrivate')))
     })
   })
 }

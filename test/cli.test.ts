@@ -72,6 +72,15 @@ describe('the plantstore executable', () => {
     assert.equal(await stop(server), 0)
   })
 
+  test('tokens get plants:read and plants:write by default, webhooks:manage only when asked', async () => {
+    const database = newDatabase()
+    await run(['tokens', 'create', '--name', 'plain', '--database', database])
+    const asked = await run(['tokens', 'create', '--name', 'hooks', '--scope', 'webhooks:manage', '--database', database])
+    assert.equal(asked.code, 0, asked.stderr)
+    const list = JSON.parse((await run(['tokens', 'list', '--json', '--database', database])).stdout) as Array<{ name: string, scopes: string[] }>
+    assert.deepEqual(list.map((t) => [t.name, t.scopes]), [['plain', ['plants:read', 'plants:write']], ['hooks', ['webhooks:manage']]])
+  })
+
   test('settings come from PLANTSTORE_* variables too', async () => {
     const database = newDatabase()
     const viaEnv = await run(['tokens', 'create', '--name', 'env'], { PLANTSTORE_DATABASE_URL: database })

@@ -3,6 +3,7 @@ import { test } from 'node:test'
 // Through the package's own export, as a user imports it: the built client and its generated types.
 import { createPlantStoreClient, PlantStoreError } from 'plantstore/client'
 import { build, createToken } from './helper.js'
+import { startReceiver, waitFor } from './receiver.js'
 
 test('the typed client against a running server: create, pages, read, replace, delete, errors, int64 edge', async (t) => {
   const app = await build(t)
@@ -41,4 +42,25 @@ test('the typed client against a running server: create, pages, read, replace, d
 
   const stranger = createPlantStoreClient({ baseUrl, token: 'ps_' + 'x'.repeat(43) })
   await assert.rejects(stranger.listPlants(), (error: unknown) => error instanceof PlantStoreError && error.status === 401 && error.error === 2001)
+})
+
+test('the typed client manages webhook subscriptions: create, list, rotate, deliveries, redeliver, delete', async (t) => {
+  const receiver = await startReceiver()
+  t.after(() => receiver.close())
+  const app = await build(t, { webhookAllowPrivate: 'true' })
+  const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 })
+  const client = createPlantStoreClient({ baseUrl, token: await createToken(app) })
+  const created = await client.createWebhook({ url: receiver.url, description: 'typed' })
+  assert.match(created.secret, /^whsec_/)
+  assert.deepEqual((await client.listWebhooks()).map((s) => s.id), [created.id])
+  assert.equal((await client.getWebhook(created.id)).description, 'typed')
+  await client.createPlant({ id: 9223372036854775807n, name: 'Edge' })
+  await waitFor(async () => (await client.listWebhookDeliveries(created.id)).deliveries[0]?.state === 'delivered', 5000, 'the delivery')
+  const { deliveries } = await client.listWebhookDeliveries(created.id, { limit: 1 })
+  assert.equal(deliveries[0]!.plantId, 9223372036854775807n, 'the plant id exact')
+  await client.redeliverWebhookEvent(created.id, deliveries[0]!.id)
+  await waitFor(() => receiver.received.length === 2, 5000, 'the redelivery')
+  assert.notEqual((await client.rotateWebhookSecret(created.id)).secret, created.secret)
+  await client.deleteWebhook(created.id)
+  await assert.rejects(client.getWebhook(created.id), (error: unknown) => error instanceof PlantStoreError && error.status === 404)
 })

@@ -37,6 +37,7 @@ test('every documented operation has a route, and every route is documented', as
 test('each operation declares its security: a scope, or none for the operational endpoints', () => {
   for (const op of operations) {
     if (['/healthz', '/readyz', '/openapi.json', '/openapi.yaml', '/metrics'].includes(op.url)) assert.equal(op.scope, undefined, op.url)
+    else if (op.url.startsWith('/webhooks')) assert.equal(op.scope, 'webhooks:manage', `${op.method} ${op.url}`)
     else assert.match(String(op.scope), /^plants:(read|write)$/, `${op.method} ${op.url}`)
   }
 })

@@ -119,7 +119,7 @@ describe('plantstore copy', () => {
       const source = newDatabase()
       await withStore(source, async (store) => {
         for (const plant of EDGE_PLANTS) await store.plants.create(plant)
-        await store.webhooks.addSubscription('http://127.0.0.1:9/hook', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw')
+        await store.webhooks.addSubscription({ url: 'http://127.0.0.1:9/hook', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', operator: true })
         await store.plants.create({ id: 77n, name: 'after the subscription' })
       })
       const token = (await run(['tokens', 'create', '--name', 'kept', '--scope', 'plants:read', '--database', source])).stdout.trim()
@@ -132,7 +132,7 @@ describe('plantstore copy', () => {
       assert.equal((await run(['export', '--database', target])).stdout, (await run(['export', '--database', source])).stdout)
       const tokens = JSON.parse((await run(['tokens', 'list', '--json', '--database', target])).stdout) as Array<{ name: string, state: string, scopes: string[] }>
       assert.deepEqual(tokens.map((t) => [t.name, t.state, t.scopes.join(' ')]), [['kept', 'active', 'plants:read'], ['gone', 'revoked', 'plants:read plants:write']])
-      const pending = await withStore(target, (store) => store.webhooks.listDeliveries(10))
+      const pending = await withStore(target, (store) => store.webhooks.listDeliveries({ limit: 10 }))
       assert.deepEqual(pending.map((d) => [d.plantId, d.state, d.url]), [[77n, 'pending', 'http://127.0.0.1:9/hook']])
 
       const server = await serve(target)

@@ -56,6 +56,27 @@ describe('two plantstore instances on one PostgreSQL database', { skip }, () => 
     assert.deepEqual(ids, Array.from({ length: 60 }, (_, id) => id), 'each plant exactly once')
   })
 
+  test('a subscription made over HTTP on one instance is delivered to, once per plant, whichever instance took the create', async (t) => {
+    const database = await freshDatabase('postgres:fresh')
+    const receiver = await startReceiver()
+    t.after(() => receiver.close())
+    const token = (await run(['tokens', 'create', '--name', 'both', '--scope', 'plants:write', '--scope', 'webhooks:manage', '--database', database])).stdout.trim()
+    const [a, b] = await Promise.all([serve(database, ['--webhook-allow-private']), serve(database, ['--webhook-allow-private'])])
+    t.after(() => Promise.all([stop(a!), stop(b!)]))
+    const created = await fetch(`${a!.url}/webhooks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: receiver.url })
+    })
+    assert.equal(created.status, 201)
+    // Instance b learns of the subscription at its next poll (a second at most); its own creates then wake it.
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    await Promise.all(Array.from({ length: 40 }, (_, id) => createPlant(id % 2 === 0 ? b!.url : a!.url, token, { id, name: 'p' })))
+    await waitFor(() => receiver.received.length >= 40, 15_000, '40 deliveries')
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+    assert.deepEqual(receiver.received.map((r) => JSON.parse(r.body).id as number).sort((x, y) => x - y), Array.from({ length: 40 }, (_, id) => id))
+  })
+
   test('PostgreSQL stopped and restarted under load: only 200 and 503 code 5001, never 429; no acknowledged plant lost', { timeout: 120_000 }, async (t) => {
     // A server of this test's own: stopping the shared one would break the tests running beside it.
     const dir = mkdtempSync(join(tmpdir(), 'plantstore-pg-'))

@@ -30,7 +30,7 @@ for (const [db, database] of Object.entries(STORES)) {
       t.after(() => receiver.close())
       const { app, send } = await buildWithToken(t, { database: database() })
       const secret = generateSecret()
-      await app.store.webhooks.addSubscription(receiver.url, secret)
+      await app.store.webhooks.addSubscription({ url: receiver.url, secret, operator: true })
       const total = 600
       for (let first = 0; first < total; first += 100) {
         const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => send('POST', '/plants', { id: first + i, name: `p${first + i}` })))
@@ -42,7 +42,7 @@ for (const [db, database] of Object.entries(STORES)) {
       assert.equal(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size, total, 'one webhook-id per event')
       assert.deepEqual(idsOf(receiver).sort((a, b) => (a < b ? -1 : 1)), Array.from({ length: total }, (_, i) => BigInt(i)))
       for (const request of receiver.received) new Webhook(secret).verify(request.body, request.headers as Record<string, string>)
-      await waitFor(async () => (await app.store.webhooks.listDeliveries(total)).every((d) => d.state === 'delivered'), 5000, 'every outcome recorded')
+      await waitFor(async () => (await app.store.webhooks.listDeliveries({ limit: total })).every((d) => d.state === 'delivered'), 5000, 'every outcome recorded')
       assert.deepEqual(await app.store.webhooks.backlog(), new Map())
     })
 
@@ -54,7 +54,7 @@ for (const [db, database] of Object.entries(STORES)) {
       const slow = await startReceiver(() => ({ status: 200, afterMs: 2000 }))
       t.after(() => Promise.all([fast.close(), slow.close()]))
       const { app, send } = await buildWithToken(t, { database: database(), webhookTimeout: '5s', webhookConcurrency: '4' })
-      await app.store.webhooks.addSubscription(fast.url, generateSecret())
+      await app.store.webhooks.addSubscription({ url: fast.url, secret: generateSecret(), operator: true })
       await app.ready()
       await app.webhooks.refresh()
       let nextId = 0
@@ -68,7 +68,7 @@ for (const [db, database] of Object.entries(STORES)) {
       }
       const median = async () => [await round(120), await round(120), await round(120)].sort((a, b) => a - b)[1]!
       const alone = await median()
-      const slowSubscription = await app.store.webhooks.addSubscription(slow.url, generateSecret())
+      const slowSubscription = await app.store.webhooks.addSubscription({ url: slow.url, secret: generateSecret(), operator: true })
       await app.webhooks.refresh()
       const beside = await median()
       assert.ok(slow.received.length >= 4, 'the slow subscriber was being sent to meanwhile')

@@ -3,7 +3,7 @@ import type { Command } from 'commander'
 import { loadConfig, SETTINGS } from '../config.js'
 import type { RawConfig } from '../config.js'
 import { generateToken, hashToken } from '../tokens.js'
-import { SCOPES } from '../store/store.js'
+import { DEFAULT_SCOPES } from '../store/store.js'
 import { runPrimary } from './cluster.js'
 import { settingOption } from './options.js'
 
@@ -20,7 +20,7 @@ export function registerServe (program: Command) {
       // Created before listening, so no request can find a store without tokens; printed after, with the real port.
       const firstToken = generateToken()
       const created = await app.store.tokens.createFirst({
-        name: 'default', hash: hashToken(firstToken), scopes: [...SCOPES], expiresAt: null
+        name: 'default', hash: hashToken(firstToken), scopes: [...DEFAULT_SCOPES], expiresAt: null
       })
       try {
         const url = await listen(app, config)

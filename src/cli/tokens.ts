@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { SCOPES } from '../store/store.js'
+import { DEFAULT_SCOPES, SCOPES } from '../store/store.js'
 import type { Scope, TokenRecord } from '../store/store.js'
 import { generateToken, hashToken, parseDuration } from '../tokens.js'
 import { databaseOption } from './options.js'
@@ -20,14 +20,14 @@ export function registerTokens (program: Command) {
   tokens.command('create')
     .description('create a token and print it, alone, on stdout (it is never shown again)')
     .requiredOption('--name <name>', 'a name to recognise the token by (unique)')
-    .option('--scope <scope>', `a scope to grant, repeatable: ${SCOPES.join(', ')} (default both)`,
+    .option('--scope <scope>', `a scope to grant, repeatable: ${SCOPES.join(', ')} (default ${DEFAULT_SCOPES.join(' and ')})`,
       (value: string, previous: string[] = []) => [...previous, value])
     .option('--expires-in <duration>', 'lifetime such as 30d, 12h, 90m (default: never expires)')
     .addOption(databaseOption())
     .action(async (options: CreateOptions) => {
-      const scopes = options.scope ?? [...SCOPES]
+      const scopes = options.scope ?? [...DEFAULT_SCOPES]
       const unknown = scopes.find((scope) => !(SCOPES as readonly string[]).includes(scope))
-      if (unknown !== undefined) throw new UsageError(`unknown --scope ${unknown}; expected ${SCOPES.join(' or ')}`)
+      if (unknown !== undefined) throw new UsageError(`unknown --scope ${unknown}; expected ${SCOPES.join(', ')}`)
       if (options.name.trim() === '') throw new UsageError('--name must not be empty')
       let expiresAt: Date | null = null
       if (options.expiresIn !== undefined) {

@@ -27,7 +27,7 @@ export function registerWebhooks (program: Command) {
     .option('--json', 'print one JSON object {"id", "url", "secret"}')
     .addOption(databaseOption())
     .action(async (url: string, options: { json?: boolean, database?: string }) => {
-      const subscription = await withStore(options.database, (store) => store.webhooks.addSubscription(checkUrl(url), generateSecret()))
+      const subscription = await withStore(options.database, (store) => store.webhooks.addSubscription({ url: checkUrl(url), secret: generateSecret(), operator: true }))
       if (options.json === true) return printJson({ id: subscription.id, url: subscription.url, secret: subscription.secret })
       process.stdout.write(`subscription ${subscription.id}: ${subscription.url}\nsigning secret: ${subscription.secret}\n`)
     })
@@ -60,7 +60,7 @@ export function registerWebhooks (program: Command) {
     .action(async (options: { json?: boolean, limit: string, database?: string }) => {
       const limit = Number(options.limit)
       if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`invalid --limit ${options.limit}: expected a positive integer`)
-      const list = await withStore(options.database, (store) => store.webhooks.listDeliveries(limit))
+      const list = await withStore(options.database, (store) => store.webhooks.listDeliveries({ limit }))
       if (options.json === true) return printJson(list)
       printTable(['ID', 'PLANT', 'URL', 'STATE', 'ATTEMPTS', 'LAST STATUS', 'LAST ERROR', 'NEXT TRY'], list.map((d) => [
         String(d.id), String(d.plantId), d.url, d.state, String(d.attempts), String(d.lastStatus ?? '-'),

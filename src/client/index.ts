@@ -17,6 +17,13 @@ export type PlantContent = Omit<Schemas['Plant'], 'id'>
 export type NewPlant = PlantContent & { id: bigint | number }
 export type ListQuery = Omit<NonNullable<operations['listPlants']['parameters']['query']>, 'after'> & { after?: bigint | number }
 export interface Page { plants: Plant[], next?: ListQuery }
+/** A webhook subscription, as listed and read (never its secret). */
+export type WebhookSubscription = Schemas['WebhookSubscription']
+/** The answers to create and rotate: the subscription and its signing secret. */
+export type WebhookSubscriptionWithSecret = Schemas['WebhookSubscriptionWithSecret']
+/** One event of a subscription; its plant id exact. */
+export type WebhookDelivery = Omit<Schemas['WebhookDelivery'], 'plantId'> & { plantId: bigint }
+export interface DeliveryPage { deliveries: WebhookDelivery[], next?: { limit?: number, after?: string } }
 
 /** Any non-2xx answer: the HTTP status, and the Error body's `error` code and `message`. */
 export class PlantStoreError extends Error {
@@ -131,6 +138,47 @@ export function createPlantStoreClient ({ baseUrl, token, fetch = globalThis.fet
     /** DELETE /plants/{id}; with `ifMatch`, only while the plant is unchanged (else 412). */
     async deletePlant (id: bigint | number, options: { ifMatch?: string } = {}): Promise<void> {
       await call('DELETE', plantPath(id), undefined, options.ifMatch === undefined ? {} : { 'if-match': options.ifMatch })
+    },
+
+    /** POST /webhooks (scope webhooks:manage): subscribes a URL; the secret is shown only in this answer. */
+    async createWebhook (subscription: Schemas['NewWebhookSubscription']): Promise<WebhookSubscriptionWithSecret> {
+      return (await call('POST', '/webhooks', JSON.stringify(subscription))).value as WebhookSubscriptionWithSecret
+    },
+
+    /** GET /webhooks: every subscription, oldest first. */
+    async listWebhooks (): Promise<WebhookSubscription[]> {
+      return (await call('GET', '/webhooks')).value as WebhookSubscription[]
+    },
+
+    async getWebhook (id: bigint | number): Promise<WebhookSubscription> {
+      return (await call('GET', `/webhooks/${id}`)).value as WebhookSubscription
+    },
+
+    /** DELETE /webhooks/{id}: its undelivered events are given up. */
+    async deleteWebhook (id: bigint | number): Promise<void> {
+      await call('DELETE', `/webhooks/${id}`)
+    },
+
+    /** POST /webhooks/{id}/rotate-secret: a new secret; for 24 hours deliveries carry both signatures. */
+    async rotateWebhookSecret (id: bigint | number): Promise<WebhookSubscriptionWithSecret> {
+      return (await call('POST', `/webhooks/${id}/rotate-secret`)).value as WebhookSubscriptionWithSecret
+    },
+
+    /** GET /webhooks/{id}/deliveries: the subscription's events, newest first, a page at a time. */
+    async listWebhookDeliveries (id: bigint | number, query: { limit?: number, after?: string } = {}): Promise<DeliveryPage> {
+      const params = new URLSearchParams()
+      if (query.limit !== undefined) params.set('limit', String(query.limit))
+      if (query.after !== undefined) params.set('after', query.after)
+      const { response, value } = await call('GET', `/webhooks/${id}/deliveries${params.size > 0 ? `?${params}` : ''}`)
+      const target = /<([^>]*)>;\s*rel="next"/.exec(response.headers.get('link') ?? '')?.[1]
+      const next = target === undefined ? undefined : new URL(target, 'http://next.invalid').searchParams
+      const deliveries = (value as Array<Schemas['WebhookDelivery']>).map((d) => ({ ...d, plantId: BigInt(d.plantId) }))
+      return { deliveries, ...(next !== undefined && { next: { limit: Number(next.get('limit')), after: next.get('after') ?? undefined } }) }
+    },
+
+    /** POST /webhooks/{id}/deliveries/{eventId}/redeliver: the event is sent again, with its webhook-id. */
+    async redeliverWebhookEvent (id: bigint | number, eventId: string): Promise<void> {
+      await call('POST', `/webhooks/${id}/deliveries/${encodeURIComponent(eventId)}/redeliver`)
     }
   }
 }

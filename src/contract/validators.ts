@@ -53,6 +53,8 @@ function createAjv (coerceTypes: boolean) {
   const ajv = new Ajv({ coerceTypes, allErrors: false, strict: false, useDefaults: true })
   ajv.addKeyword({ keyword: 'x-int64', modifying: true, errors: true, validate: int64Validator(coerceTypes) })
   ajv.addFormat('int32', { type: 'number', validate: (n: number) => n >= -(2 ** 31) && n < 2 ** 31 })
+  // Webhook URLs are checked by their route, which can say why one is refused (code 1004).
+  ajv.addFormat('uri', true)
   return ajv
 }
 

@@ -1,3 +1,4 @@
+import { signingSecrets } from './store.js'
 import type { Delivery, DeliveryReport, Plant, Scope, Subscription, TokenRecord } from './store.js'
 
 // Rows as both drivers give them: integers as bigint (better-sqlite3's safeIntegers, pg's int8 parser
@@ -20,10 +21,29 @@ export function toPlant (row: PlantRow): Plant {
   return row.tag === null ? { id: row.id, name: row.name } : { id: row.id, name: row.name, tag: row.tag }
 }
 
-export interface SubscriptionRow { id: bigint, url: string, secret: string, created_at: bigint }
+export interface SubscriptionRow {
+  id: bigint,
+  url: string,
+  description: string | null,
+  secret: string,
+  previous_secret: string | null,
+  previous_secret_expires_at: bigint | null,
+  created_at: bigint,
+  /** 1/0 in SQLite, a boolean in PostgreSQL. */
+  operator: bigint | boolean
+}
 
 export function toSubscription (row: SubscriptionRow): Subscription {
-  return { id: Number(row.id), url: row.url, secret: row.secret, createdAt: new Date(Number(row.created_at)) }
+  return {
+    id: Number(row.id),
+    url: row.url,
+    description: row.description,
+    secret: row.secret,
+    previousSecret: row.previous_secret,
+    previousSecretExpiresAt: date(row.previous_secret_expires_at),
+    createdAt: new Date(Number(row.created_at)),
+    operator: row.operator === true || row.operator === 1n
+  }
 }
 
 /** A token as the CLI and the routes see it: never its hash (see toTokenWithHash). */
@@ -50,19 +70,23 @@ export interface DeliveryRow {
   subscription_id: bigint,
   payload: string,
   attempts: bigint | number,
-  created_at: bigint
+  created_at: bigint,
+  redelivered_at: bigint | null
 }
 
 export function toDelivery (row: DeliveryRow, subscription: Subscription, leaseUntil: number): Delivery {
+  const createdAt = new Date(Number(row.created_at))
   return {
     id: Number(row.id),
     messageId: row.message_id,
     subscriptionId: Number(row.subscription_id),
     url: subscription.url,
-    secret: subscription.secret,
+    secrets: signingSecrets(subscription),
+    operator: subscription.operator,
     payload: row.payload,
     attempts: Number(row.attempts),
-    createdAt: new Date(Number(row.created_at)),
+    createdAt,
+    since: row.redelivered_at === null ? createdAt : new Date(Number(row.redelivered_at)),
     leaseUntil
   }
 }
@@ -70,6 +94,8 @@ export function toDelivery (row: DeliveryRow, subscription: Subscription, leaseU
 export interface DeliveryReportRow {
   id: bigint,
   message_id: string,
+  subscription_id: bigint,
+  created_at: bigint,
   plant_id: bigint,
   url: string,
   attempts: bigint,
@@ -82,10 +108,12 @@ export interface DeliveryReportRow {
 }
 
 export function toDeliveryReport (row: DeliveryReportRow): DeliveryReport {
-  const state = row.delivered_at !== null ? 'delivered' : row.failed_at !== null ? 'failed' : 'pending'
+  const state = row.delivered_at !== null ? 'delivered' : row.failed_at !== null ? 'given_up' : row.last_error !== null ? 'failed' : 'pending'
   return {
     id: Number(row.id),
     messageId: row.message_id,
+    subscriptionId: Number(row.subscription_id),
+    createdAt: new Date(Number(row.created_at)),
     plantId: row.plant_id,
     url: row.url,
     state,
@@ -93,6 +121,6 @@ export function toDeliveryReport (row: DeliveryReportRow): DeliveryReport {
     lastStatus: row.last_status === null ? null : Number(row.last_status),
     lastError: row.last_error,
     lastAttemptAt: date(row.last_attempt_at),
-    nextAttemptAt: state === 'pending' ? date(row.next_attempt_at) : null
+    nextAttemptAt: state === 'pending' || state === 'failed' ? date(row.next_attempt_at) : null
   }
 }

@@ -1,5 +1,7 @@
-export const SCOPES = ['plants:read', 'plants:write'] as const
+export const SCOPES = ['plants:read', 'plants:write', 'webhooks:manage'] as const
 export type Scope = typeof SCOPES[number]
+/** What a token gets unless asked otherwise: managing webhooks is granted only on request. */
+export const DEFAULT_SCOPES: readonly Scope[] = ['plants:read', 'plants:write']
 
 export interface TokenRecord {
   id: number

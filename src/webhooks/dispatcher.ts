@@ -16,6 +16,8 @@ export interface DispatcherSettings {
   giveUpAfterMs: number
   /** The safety poll: how often to look for new subscribers and due deliveries when nothing wakes us. */
   pollMs: number
+  /** Integrators' subscriptions may reach private addresses too (--webhook-allow-private). */
+  allowPrivate: boolean
 }
 
 export interface DispatcherOptions extends DispatcherSettings {

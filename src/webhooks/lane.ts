@@ -41,7 +41,11 @@ export class SubscriberLane {
     this.#store = store
     this.#log = log
     this.#options = options
-    this.#sender = new Sender(subscription.url, { timeoutMs: options.timeoutMs, connections: options.perSubscription })
+    this.#sender = new Sender(subscription.url, {
+      timeoutMs: options.timeoutMs,
+      connections: options.perSubscription,
+      publicOnly: !subscription.operator && !options.allowPrivate
+    })
     this.#limit = new ConcurrencyLimit(4, options.perSubscription)
     // A claim outlives the attempt (connect, then answer, each within the timeout), so no other
     // dispatcher takes a delivery that is still being sent.
@@ -112,7 +116,7 @@ export class SubscriberLane {
 
     const now = Date.now()
     const retryAt = now + retryDelay(delivery.attempts + 1, this.#options.retryBaseMs)
-    const givingUp = !delivered && retryAt - delivery.createdAt.getTime() > this.#options.giveUpAfterMs
+    const givingUp = !delivered && retryAt - delivery.since.getTime() > this.#options.giveUpAfterMs
     try {
       await this.#store.recordAttempt(delivery.id, { delivered, status, error, nextAttemptAt: delivered || givingUp ? null : new Date(retryAt) })
     } catch (cause) {

@@ -1,5 +1,7 @@
 import { Pool } from 'undici'
 import type { Delivery } from '../store/store.js'
+import { isIP } from 'node:net'
+import { isPrivateAddress, publicOnlyLookup } from './address-policy.js'
 import { Signer } from './signature.js'
 
 /** What one attempt came to: the status (if any answer came), an error unless it was a 2xx, and how long it took. */
@@ -12,28 +14,36 @@ export interface AttemptOutcome {
 /**
  * Sends one subscriber's deliveries over keep-alive connections (an undici Pool of up to `connections`
  * sockets), each a signed POST (Standard Webhooks) that must be answered within `timeoutMs`. Redirects
- * are not followed: only a 2xx acknowledges.
+ * are not followed: only a 2xx acknowledges. With `publicOnly` (an integrator's subscription), every
+ * connection resolves the host again and refuses a private address (address-policy.ts).
  */
 export class Sender {
   readonly #pool: Pool
   readonly #path: string
   readonly #timeoutMs: number
-  #signer: { secret: string, signer: Signer } | undefined
+  #signer: { secrets: string, signer: Signer } | undefined
+  /** Why every attempt is refused: an integrator's URL whose host is a private address literal. */
+  readonly #refused: string | undefined
 
-  constructor (url: string, { timeoutMs, connections }: { timeoutMs: number, connections: number }) {
+  constructor (url: string, { timeoutMs, connections, publicOnly }: { timeoutMs: number, connections: number, publicOnly: boolean }) {
     const target = new URL(url)
     this.#path = `${target.pathname}${target.search}`
+    const host = target.hostname.replace(/^\[|\]$/g, '')
+    // A literal address is never looked up, so it is checked here.
+    this.#refused = publicOnly && isIP(host) !== 0 && isPrivateAddress(host) ? `address refused: ${host} is a private address` : undefined
     this.#timeoutMs = timeoutMs
     this.#pool = new Pool(target.origin, {
       connections,
       connectTimeout: timeoutMs,
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
-      keepAliveTimeout: 4000
+      keepAliveTimeout: 4000,
+      ...(publicOnly && { connect: { lookup: publicOnlyLookup } })
     })
   }
 
   send (delivery: Delivery): Promise<AttemptOutcome> {
+    if (this.#refused !== undefined) return Promise.resolve({ status: null, error: this.#refused, latencyMs: 0 })
     const started = performance.now()
     const timestamp = Math.floor(Date.now() / 1000)
     const headers = [
@@ -41,7 +51,7 @@ export class Sender {
       'user-agent', 'plantstore-webhooks',
       'webhook-id', delivery.messageId,
       'webhook-timestamp', String(timestamp),
-      'webhook-signature', this.#signerFor(delivery.secret).sign(delivery.messageId, timestamp, delivery.payload)
+      'webhook-signature', this.#signerFor(delivery.secrets).sign(delivery.messageId, timestamp, delivery.payload)
     ]
     // dispatch() with a handler rather than request(): no response stream per delivery, whose body
     // (if any) is only counted and dropped.
@@ -61,9 +71,10 @@ export class Sender {
     })
   }
 
-  /** The secret rarely changes (a rotation), so its key is kept between deliveries. */
-  #signerFor (secret: string): Signer {
-    if (this.#signer?.secret !== secret) this.#signer = { secret, signer: new Signer([secret]) }
+  /** The secrets rarely change (a rotation, the end of its grace period), so their keys are kept between deliveries. */
+  #signerFor (secrets: string[]): Signer {
+    const key = secrets.join(' ')
+    if (this.#signer?.secrets !== key) this.#signer = { secrets: key, signer: new Signer(secrets) }
     return this.#signer.signer
   }
 
@@ -75,6 +86,7 @@ export class Sender {
     const { name, code } = cause as { name?: string, code?: unknown }
     if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' ||
       code === 'UND_ERR_CONNECT_TIMEOUT') return `no answer within ${this.#timeoutMs} ms`
+    if (code === 'EADDRREFUSED') return `address refused: ${(cause as Error).message}`
     return `request failed: ${typeof code === 'string' ? code : name ?? 'unknown error'}`
   }
 }

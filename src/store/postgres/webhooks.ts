@@ -1,7 +1,7 @@
 import { GroupCommit } from '../group-commit.js'
 import { toDelivery, toDeliveryReport, toSubscription } from '../rows.js'
 import type { DeliveryReportRow, DeliveryRow, SubscriptionRow } from '../rows.js'
-import type { AttemptResult, DeliveryClaim, WebhookStore } from '../store.js'
+import type { AttemptResult, DeliveryClaim, DeliveryQuery, NewSubscription, WebhookStore } from '../store.js'
 import type { PostgresDatabase } from './database.js'
 
 /**
@@ -20,7 +20,7 @@ WITH due AS (
 )
 UPDATE webhook_deliveries d SET locked_until = $3
 FROM due WHERE d.id = due.id
-RETURNING d.id, d.message_id, d.subscription_id, d.payload, d.attempts, d.created_at`
+RETURNING d.id, d.message_id, d.subscription_id, d.payload, d.attempts, d.created_at, d.redelivered_at`
 
 /** Many attempts' outcomes in one statement: $1 ids, $2 statuses, $3 errors, $4 times, $5 delivered, $6 given up, $7 next attempts. */
 const attemptsSql = `
@@ -44,14 +44,19 @@ export class PostgresWebhooks implements WebhookStore {
     this.#attempts = new GroupCommit((attempts: Attempt[]) => this.#recordAttempts(attempts), { maxInFlight: 2 })
   }
 
-  async addSubscription (url: string, secret: string) {
-    const [row] = await this.#db.query<SubscriptionRow>(
-      'INSERT INTO webhook_subscriptions (url, secret, created_at) VALUES ($1, $2, $3) RETURNING *', [url, secret, Date.now()])
+  async addSubscription ({ url, secret, description = null, operator }: NewSubscription) {
+    const [row] = await this.#db.query<SubscriptionRow>(`INSERT INTO webhook_subscriptions (url, secret, description, operator, created_at)
+      VALUES ($1, $2, $3, $4, $5) RETURNING *`, [url, secret, description, operator, Date.now()])
     return toSubscription(row!)
   }
 
   async listSubscriptions () {
     return (await this.#db.query<SubscriptionRow>('SELECT * FROM webhook_subscriptions WHERE removed_at IS NULL ORDER BY id')).map(toSubscription)
+  }
+
+  async getSubscription (id: number) {
+    const [row] = await this.#db.query<SubscriptionRow>('SELECT * FROM webhook_subscriptions WHERE id = $1 AND removed_at IS NULL', [id])
+    return row === undefined ? undefined : toSubscription(row)
   }
 
   async removeSubscription (id: number) {
@@ -62,6 +67,13 @@ export class PostgresWebhooks implements WebhookStore {
         WHERE subscription_id = $2 AND delivered_at IS NULL AND failed_at IS NULL`, [now, id])
       return removed.rowCount === 1
     })
+  }
+
+  async rotateSecret (id: number, secret: string, graceMs: number) {
+    const [row] = await this.#db.query<SubscriptionRow>(`UPDATE webhook_subscriptions
+      SET previous_secret = secret, previous_secret_expires_at = $1, secret = $2
+      WHERE id = $3 AND removed_at IS NULL RETURNING *`, [Date.now() + graceMs, secret, id])
+    return row === undefined ? undefined : toSubscription(row)
   }
 
   async claim ({ subscriptionId, now, leaseMs, max }: DeliveryClaim) {
@@ -91,9 +103,21 @@ export class PostgresWebhooks implements WebhookStore {
     return attempts.map(() => null)
   }
 
-  async listDeliveries (limit: number) {
+  async listDeliveries ({ limit, subscriptionId, before }: DeliveryQuery) {
     return (await this.#db.query<DeliveryReportRow>(`SELECT d.*, s.url FROM webhook_deliveries d
-      JOIN webhook_subscriptions s ON s.id = d.subscription_id ORDER BY d.id DESC LIMIT $1`, [limit])).map(toDeliveryReport)
+      JOIN webhook_subscriptions s ON s.id = d.subscription_id
+      WHERE ($1::bigint IS NULL OR d.subscription_id = $1)
+        AND ($2::text IS NULL OR d.id < (SELECT b.id FROM webhook_deliveries b WHERE b.message_id = $2 AND ($1::bigint IS NULL OR b.subscription_id = $1)))
+      ORDER BY d.id DESC LIMIT $3`, [subscriptionId ?? null, before ?? null, limit])).map(toDeliveryReport)
+  }
+
+  async redeliver (subscriptionId: number, messageId: string) {
+    const now = Date.now()
+    const updated = await this.#db.query<{ id: bigint }>(`UPDATE webhook_deliveries
+      SET delivered_at = NULL, failed_at = NULL, locked_until = NULL, next_attempt_at = $1, redelivered_at = $1
+      WHERE subscription_id = $2 AND message_id = $3
+        AND subscription_id IN (SELECT id FROM webhook_subscriptions WHERE removed_at IS NULL) RETURNING id`, [now, subscriptionId, messageId])
+    return updated.length > 0
   }
 
   async backlog () {

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3'
 import type { GroupCommit } from '../group-commit.js'
 import { toDelivery, toDeliveryReport, toSubscription } from '../rows.js'
 import type { DeliveryReportRow, DeliveryRow, SubscriptionRow } from '../rows.js'
-import type { AttemptResult, DeliveryClaim, WebhookStore } from '../store.js'
+import type { AttemptResult, DeliveryClaim, DeliveryQuery, NewSubscription, WebhookStore } from '../store.js'
 import { guard, Statements } from './connection.js'
 import type { WriteJob, WriteResult } from './write-jobs.js'
 
@@ -22,15 +22,20 @@ export class SqliteWebhooks implements WebhookStore {
     this.#writes = writes
   }
 
-  async addSubscription (url: string, secret: string) {
+  async addSubscription ({ url, secret, description = null, operator }: NewSubscription) {
     return guard(() => toSubscription(this.#sql.get<unknown[], SubscriptionRow>(
-      'INSERT INTO webhook_subscriptions (url, secret, created_at) VALUES (?, ?, ?) RETURNING *'
-    ).get(url, secret, Date.now())!))
+      'INSERT INTO webhook_subscriptions (url, secret, description, operator, created_at) VALUES (?, ?, ?, ?, ?) RETURNING *'
+    ).get(url, secret, description, operator ? 1 : 0, Date.now())!))
   }
 
   async listSubscriptions () {
     return guard(() => this.#sql.get<[], SubscriptionRow>('SELECT * FROM webhook_subscriptions WHERE removed_at IS NULL ORDER BY id')
       .all().map(toSubscription))
+  }
+
+  async getSubscription (id: number) {
+    const row = guard(() => this.#sql.get<[number], SubscriptionRow>('SELECT * FROM webhook_subscriptions WHERE id = ? AND removed_at IS NULL').get(id))
+    return row === undefined ? undefined : toSubscription(row)
   }
 
   async removeSubscription (id: number) {
@@ -42,6 +47,13 @@ export class SqliteWebhooks implements WebhookStore {
       return changes === 1
     })
     return guard(() => remove.immediate())
+  }
+
+  async rotateSecret (id: number, secret: string, graceMs: number) {
+    const row = guard(() => this.#sql.get<unknown[], SubscriptionRow>(`UPDATE webhook_subscriptions
+      SET previous_secret = secret, previous_secret_expires_at = ?, secret = ?
+      WHERE id = ? AND removed_at IS NULL RETURNING *`).get(Date.now() + graceMs, secret, id))
+    return row === undefined ? undefined : toSubscription(row)
   }
 
   async claim ({ subscriptionId, now, leaseMs, max }: DeliveryClaim) {
@@ -58,9 +70,22 @@ export class SqliteWebhooks implements WebhookStore {
     await this.#writes.submit({ op: 'attempt', deliveryId, at: Date.now(), result })
   }
 
-  async listDeliveries (limit: number) {
-    return guard(() => this.#sql.get<[number], DeliveryReportRow>(`SELECT d.*, s.url FROM webhook_deliveries d
-      JOIN webhook_subscriptions s ON s.id = d.subscription_id ORDER BY d.id DESC LIMIT ?`).all(limit).map(toDeliveryReport))
+  async listDeliveries ({ limit, subscriptionId, before }: DeliveryQuery) {
+    return guard(() => this.#sql.get<{}, DeliveryReportRow>(`SELECT d.*, s.url FROM webhook_deliveries d
+      JOIN webhook_subscriptions s ON s.id = d.subscription_id
+      WHERE (@subscription IS NULL OR d.subscription_id = @subscription)
+        AND (@before IS NULL OR d.id < (SELECT b.id FROM webhook_deliveries b WHERE b.message_id = @before
+          AND (@subscription IS NULL OR b.subscription_id = @subscription)))
+      ORDER BY d.id DESC LIMIT @limit`).all({ subscription: subscriptionId ?? null, before: before ?? null, limit }).map(toDeliveryReport))
+  }
+
+  async redeliver (subscriptionId: number, messageId: string) {
+    const now = Date.now()
+    const { changes } = guard(() => this.#sql.get(`UPDATE webhook_deliveries
+      SET delivered_at = NULL, failed_at = NULL, locked_until = NULL, next_attempt_at = ?, redelivered_at = ?
+      WHERE subscription_id = ? AND message_id = ?
+        AND subscription_id IN (SELECT id FROM webhook_subscriptions WHERE removed_at IS NULL)`).run(now, now, subscriptionId, messageId))
+    return changes > 0
   }
 
   async backlog () {

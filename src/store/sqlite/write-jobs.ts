@@ -38,7 +38,7 @@ WHERE id IN (
     AND next_attempt_at <= :now AND (locked_until IS NULL OR locked_until <= :now)
   ORDER BY next_attempt_at, id
   LIMIT :max)
-RETURNING id, message_id, subscription_id, payload, attempts, created_at`
+RETURNING id, message_id, subscription_id, payload, attempts, created_at, redelivered_at`
 
 const attemptSql = `
 UPDATE webhook_deliveries SET attempts = attempts + 1, locked_until = NULL, last_status = ?, last_error = ?,

@@ -1,0 +1,117 @@
+import type { FastifyInstance } from 'fastify'
+import { operation } from '../contract/document.js'
+import { NotFound } from '../errors.js'
+import type { DeliveryReport, Subscription } from '../store/store.js'
+import { checkWebhookUrl } from '../webhooks/address-policy.js'
+import { generateSecret } from '../webhooks/signature.js'
+
+/** How long the secret before a rotation keeps signing beside the new one (PRODUCT.md). */
+const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000
+
+interface IdParams { id: bigint }
+
+/** A subscription as the API shows it: never its secret (see withSecret). */
+function view ({ id, url, description, createdAt }: Subscription) {
+  return { id, url, description, createdAt: createdAt.toISOString() }
+}
+
+/** The answers to create and rotate, the only ones that carry the secret. */
+const withSecret = (subscription: Subscription) => ({ ...view(subscription), secret: subscription.secret })
+
+function deliveryView (delivery: DeliveryReport) {
+  return {
+    id: delivery.messageId,
+    plantId: delivery.plantId,
+    state: delivery.state,
+    attempts: delivery.attempts,
+    lastStatus: delivery.lastStatus,
+    lastError: delivery.lastError,
+    nextAttemptAt: delivery.nextAttemptAt?.toISOString() ?? null
+  }
+}
+
+const notFound = (id: bigint) => new NotFound(`webhook subscription ${id} not found`)
+
+/**
+ * The webhook subscriptions API (scope webhooks:manage): integrators subscribe, rotate secrets,
+ * inspect and redeliver their events themselves. URLs are checked for server-side request forgery
+ * (address-policy.ts) unless the operator allows private addresses.
+ */
+export default async function webhookRoutes (app: FastifyInstance, { allowPrivate }: { allowPrivate: boolean }) {
+  const { store } = app
+
+  /** The subscription, or 404; an id past what a subscription id can be is simply none. */
+  async function subscriptionOf (id: bigint): Promise<Subscription> {
+    const subscription = id > 0n && id <= BigInt(Number.MAX_SAFE_INTEGER) ? await store.webhooks.getSubscription(Number(id)) : undefined
+    if (subscription === undefined) throw notFound(id)
+    return subscription
+  }
+
+  app.route({
+    ...operation('createWebhook'),
+    handler: async (request, reply) => {
+      const body = request.body as { url: string, description?: string }
+      const url = await checkWebhookUrl(body.url, allowPrivate)
+      const subscription = await store.webhooks.addSubscription({ url, secret: generateSecret(), description: body.description ?? null, operator: false })
+      // This instance's dispatcher sends to it from now on; others pick it up at their next poll.
+      await app.webhooks.refresh()
+      return reply.code(201).header('location', `/webhooks/${subscription.id}`).send(withSecret(subscription))
+    }
+  })
+
+  app.route({
+    ...operation('listWebhooks'),
+    handler: async () => (await store.webhooks.listSubscriptions()).map(view)
+  })
+
+  app.route({
+    ...operation('getWebhook'),
+    handler: async (request) => view(await subscriptionOf((request.params as IdParams).id))
+  })
+
+  app.route({
+    ...operation('deleteWebhook'),
+    handler: async (request, reply) => {
+      const { id } = await subscriptionOf((request.params as IdParams).id)
+      if (!await store.webhooks.removeSubscription(id)) throw notFound(BigInt(id))
+      await app.webhooks.refresh()
+      return reply.code(204).send()
+    }
+  })
+
+  app.route({
+    ...operation('rotateWebhookSecret'),
+    handler: async (request) => {
+      const { id } = await subscriptionOf((request.params as IdParams).id)
+      const rotated = await store.webhooks.rotateSecret(id, generateSecret(), ROTATION_GRACE_MS)
+      if (rotated === undefined) throw notFound(BigInt(id))
+      return withSecret(rotated)
+    }
+  })
+
+  app.route({
+    ...operation('listWebhookDeliveries'),
+    handler: async (request, reply) => {
+      const { id } = await subscriptionOf((request.params as IdParams).id)
+      const { limit, after } = request.query as { limit: number, after?: string }
+      // One more than asked tells whether a next page exists.
+      const deliveries = await store.webhooks.listDeliveries({ subscriptionId: id, limit: limit + 1, before: after })
+      const page = deliveries.slice(0, limit)
+      if (deliveries.length > limit) {
+        reply.header('link', `</webhooks/${id}/deliveries?${new URLSearchParams({ limit: String(limit), after: page.at(-1)!.messageId })}>; rel="next"`)
+      }
+      return page.map(deliveryView)
+    }
+  })
+
+  app.route({
+    ...operation('redeliverWebhookEvent'),
+    handler: async (request, reply) => {
+      const { id } = await subscriptionOf((request.params as IdParams).id)
+      const { eventId } = request.params as { eventId: string }
+      if (!await store.webhooks.redeliver(id, eventId)) throw new NotFound(`no event ${eventId} for webhook subscription ${id}`)
+      app.webhooks.wake()
+      return reply.code(202).send()
+    }
+  })
+}
