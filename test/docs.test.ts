@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { existsSync, mkdirSync } from 'node:fs'
 import { test } from 'node:test'
 import { chromium } from 'playwright-core'
+import type { Locator } from 'playwright-core'
 import { build, createToken } from './helper.js'
 
 const CHROMIUM = '/usr/bin/chromium'
@@ -55,24 +56,19 @@ test('/docs: our title and logo, a clean console, and a plant created and read b
   await page.locator('.modal-ux .auth-container').first().locator('button.authorize').click()
   await page.locator('.modal-ux .btn-done').first().click()
 
-  // Create a plant with "Try it out".
-  await create.locator('.opblock-summary').click()
-  await create.locator('.try-out__btn').click()
-  await create.locator('textarea.body-param__text').fill('{"id": 9223372036854775807, "name": "Monstera", "tag": "tropical"}')
-  await create.locator('.execute').click()
-  const created = create.locator('.live-responses-table tr.response .response-col_status').first()
-  await created.waitFor()
-  assert.equal((await created.innerText()).trim(), '200')
-
-  // And read it back.
+  // "Try it out" on an operation: fill in what it asks, execute, and answer the status shown.
+  const tryItOut = async (operation: Locator, field: string, value: string) => {
+    await operation.locator('.opblock-summary').click()
+    await operation.locator('.try-out__btn').click()
+    await operation.locator(field).fill(value)
+    await operation.locator('.execute').click()
+    const status = operation.locator('.live-responses-table tr.response .response-col_status').first()
+    await status.waitFor()
+    return (await status.innerText()).trim()
+  }
+  assert.equal(await tryItOut(create, 'textarea.body-param__text', '{"id": 9223372036854775807, "name": "Monstera", "tag": "tropical"}'), '200')
   const read = page.locator('#operations-Plants-getPlant')
-  await read.locator('.opblock-summary').click()
-  await read.locator('.try-out__btn').click()
-  await read.locator('input[placeholder="id"]').fill('9223372036854775807')
-  await read.locator('.execute').click()
-  const got = read.locator('.live-responses-table tr.response .response-col_status').first()
-  await got.waitFor()
-  assert.equal((await got.innerText()).trim(), '200')
+  assert.equal(await tryItOut(read, 'input[placeholder="id"]', '9223372036854775807'), '200', 'and read it back')
   assert.match(await read.locator('.live-responses-table .microlight').first().innerText(), /"name": "Monstera"/)
   assert.equal((await app.inject({ url: '/plants/9223372036854775807', headers: { authorization: `Bearer ${token}` } })).json().name, 'Monstera')
 
