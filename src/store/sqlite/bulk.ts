@@ -21,8 +21,6 @@ export class SqliteBulk implements BulkStore {
   }
 
   async * plants (batchSize: number): AsyncIterable<PlantRecord[]> {
-    // Read, not mapped: a mapped file counts in the process's memory, and this reads all of it.
-    this.#db.pragma('mmap_size = 0')
     // One statement, so one read transaction: a snapshot, while writers go on (WAL).
     const rows = this.#db.prepare<[], RawPlant>('SELECT id, name, tag, created_at FROM plants ORDER BY id').raw(true).iterate()
     try {
