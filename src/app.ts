@@ -53,6 +53,9 @@ export async function buildApp (config: Config, options: BuildOptions = {}) {
     // (a hop count is a number, which Fastify takes though its types do not say so)
     trustProxy: (typeof config.trustProxy === 'object' ? [...config.trustProxy] : config.trustProxy) as boolean | string[],
     clientErrorHandler: answerClientError,
+    // The document's own formats, for the serialiser's schema merging (allOf): int32 and int64 are
+    // checked by our validators, uri by the webhook routes.
+    serializerOpts: { ajv: { formats: { int32: true, int64: true, uri: true } } },
     logController: accessLog,
     childLoggerFactory: lazyChildLogger,
     // Router-level failures (a malformed URL) answer in the contract's shape too.

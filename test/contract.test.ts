@@ -47,7 +47,8 @@ function assertDocumented (operationId: string, res: { statusCode: number, body:
   const op = operations.find((o) => o.operationId === operationId)!
   const schema = op.schema.response[String(res.statusCode)]
   assert.ok(schema, `${operationId} documents status ${res.statusCode}`)
-  const validate = new Ajv({ strict: false }).compile(schema)
+  // The document's int32/int64 formats are the server's own keywords; here only the shape is checked.
+  const validate = new Ajv({ strict: false, formats: { int32: true, int64: true, uri: true } }).compile(schema)
   assert.ok(validate(JSON.parse(res.body)), `${operationId} ${res.statusCode}: ${JSON.stringify(validate.errors)} ${res.body}`)
 }
 

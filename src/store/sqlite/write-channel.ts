@@ -8,7 +8,9 @@ export interface WriteReply { seq: number, results?: WriteResult[], error?: { co
 
 /**
  * Sends batches of write jobs to the writer thread over a port (the thread's own, or one it was handed)
- * and answers each with its results; rejects with an error carrying the driver's `code`.
+ * and answers each with its results; rejects with an error carrying the driver's `code`. The port keeps
+ * the process alive while a batch is waiting for its answer, and only then: an idle writer never holds
+ * a finished process open, and a command's last write is never cut off by the process ending.
  */
 export class WriteChannel {
   readonly #target: Worker | MessagePort
@@ -17,9 +19,11 @@ export class WriteChannel {
 
   constructor (target: Worker | MessagePort) {
     this.#target = target
+    target.unref()
     target.on('message', (reply: WriteReply) => {
       const waiting = this.#waiting.get(reply.seq)
       this.#waiting.delete(reply.seq)
+      if (this.#waiting.size === 0) this.#target.unref()
       if (reply.error !== undefined) waiting?.reject(Object.assign(new Error(reply.error.message), { code: reply.error.code }))
       else waiting?.resolve(reply.results!)
     })
@@ -28,6 +32,7 @@ export class WriteChannel {
   run (jobs: WriteJob[]): Promise<WriteResult[]> {
     const seq = ++this.#seq
     return new Promise((resolve, reject) => {
+      if (this.#waiting.size === 0) this.#target.ref()
       this.#waiting.set(seq, { resolve, reject })
       this.#target.postMessage({ seq, jobs })
     })
@@ -37,5 +42,6 @@ export class WriteChannel {
   fail (error: unknown) {
     for (const waiting of this.#waiting.values()) waiting.reject(error)
     this.#waiting.clear()
+    this.#target.unref()
   }
 }
