@@ -18,6 +18,11 @@ export function isPrivateAddress (address: string): boolean {
   return version === 0 || PRIVATE.check(address, version === 4 ? 'ipv4' : 'ipv6')
 }
 
+/** A URL's host as an address or name: an IPv6 literal without its brackets. */
+export function hostOf (url: URL): string {
+  return url.hostname.replace(/^\[|\]$/g, '')
+}
+
 /**
  * Checks a webhook URL an integrator gave (server-side request forgery): http(s) only, and a host
  * that neither is nor resolves to a private address, unless `allowPrivate`. Answers the URL as
@@ -32,7 +37,7 @@ export async function checkWebhookUrl (text: string, allowPrivate: boolean): Pro
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new WebhookUrlRefused(`only http:// and https:// URLs receive webhooks, not ${url.protocol}`)
   if (allowPrivate) return url.href
-  const host = url.hostname.replace(/^\[|\]$/g, '')
+  const host = hostOf(url)
   if (host === 'localhost' || host.endsWith('.localhost')) throw new WebhookUrlRefused(`${host} is a loopback host`)
   if (isIP(host) !== 0) {
     if (isPrivateAddress(host)) throw new WebhookUrlRefused(`${host} is a loopback, private, link-local or unspecified address`)

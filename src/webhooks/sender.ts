@@ -1,7 +1,7 @@
 import { Pool } from 'undici'
 import type { Delivery } from '../store/store.js'
 import { isIP } from 'node:net'
-import { isPrivateAddress, publicOnlyLookup } from './address-policy.js'
+import { hostOf, isPrivateAddress, publicOnlyLookup } from './address-policy.js'
 import { Signer } from './signature.js'
 
 /** What one attempt came to: the status (if any answer came), an error unless it was a 2xx, and how long it took. */
@@ -28,7 +28,7 @@ export class Sender {
   constructor (url: string, { timeoutMs, connections, publicOnly }: { timeoutMs: number, connections: number, publicOnly: boolean }) {
     const target = new URL(url)
     this.#path = `${target.pathname}${target.search}`
-    const host = target.hostname.replace(/^\[|\]$/g, '')
+    const host = hostOf(target)
     // A literal address is never looked up, so it is checked here.
     this.#refused = publicOnly && isIP(host) !== 0 && isPrivateAddress(host) ? `address refused: ${host} is a private address` : undefined
     this.#timeoutMs = timeoutMs

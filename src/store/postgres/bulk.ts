@@ -63,7 +63,8 @@ export class PostgresBulk implements BulkStore {
     const now = Date.now()
     const { rows: inserted } = await client.query<{ id: bigint }>(insertBatchSql, [
       plants.map((plant) => plant.id.toString()), plants.map((plant) => plant.name), plants.map((plant) => plant.tag ?? null), now])
-    const created = new Set(inserted.map((row) => row.id))
+    const insertedIds = new Set(inserted.map((row) => row.id))
+    const created = new Set(insertedIds)
     const rest = plants.filter((plant) => !created.has(plant.id))
     const stored = new Map((await client.query<PlantRow>('SELECT id, name, tag FROM plants WHERE id = ANY($1::bigint[])',
       [rest.map((plant) => plant.id.toString())])).rows.map((row) => [row.id, toPlant(row)]))
@@ -84,7 +85,8 @@ export class PostgresBulk implements BulkStore {
       result.replaced = replacing.length
     }
     if (notify && inserted.length > 0) {
-      const news = plants.filter((plant) => inserted.some((row) => row.id === plant.id))
+      // Each inserted id once (a batch may repeat an id; its first occurrence created the plant).
+      const news = plants.filter((plant) => insertedIds.delete(plant.id))
       await client.query(`INSERT INTO webhook_deliveries (message_id, subscription_id, plant_id, payload, created_at, next_attempt_at)
         SELECT e.message_id, s.id, e.plant_id, e.payload, $4, $4
         FROM unnest($1::text[], $2::bigint[], $3::text[]) AS e (message_id, plant_id, payload)

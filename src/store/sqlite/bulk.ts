@@ -1,13 +1,14 @@
 import { existsSync } from 'node:fs'
 import Database from 'better-sqlite3'
-import { newMessageId, newPlantJson } from '../../webhooks/payload.js'
 import { toPlant } from '../rows.js'
 import type { PlantRow } from '../rows.js'
 import { sameOrConflict } from '../store.js'
 import type { BulkStore, ImportOptions, ImportResult, Plant, PlantRecord, Row, StoreMetadata } from '../store.js'
 import { guard } from './connection.js'
+import { prepareOutbox } from './outbox.js'
 
 type RawPlant = [bigint, string, string | null, bigint]
+type ImportBatch = Database.Transaction<(plants: Plant[], options: ImportOptions) => ImportResult>
 
 /**
  * Moving data on SQLite, on the main connection (the commands that use it own the process): imports
@@ -15,6 +16,7 @@ type RawPlant = [bigint, string, string | null, bigint]
  */
 export class SqliteBulk implements BulkStore {
   readonly #db: Database.Database
+  #importBatch: ImportBatch | undefined
 
   constructor (db: Database.Database) {
     this.#db = db
@@ -38,22 +40,28 @@ export class SqliteBulk implements BulkStore {
     }
   }
 
-  async importPlants (plants: Plant[], { onConflict, notify }: ImportOptions): Promise<ImportResult> {
+  async importPlants (plants: Plant[], options: ImportOptions): Promise<ImportResult> {
+    this.#importBatch ??= this.#prepareImport()
+    const importBatch = this.#importBatch
+    return guard(() => importBatch.immediate(plants, options))
+  }
+
+  /** An import batch as one transaction, its statements prepared once (a run has many batches). */
+  #prepareImport (): ImportBatch {
     const db = this.#db
     const insert = db.prepare('INSERT INTO plants (id, name, tag, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING')
     const select = db.prepare<[bigint], PlantRow>('SELECT id, name, tag FROM plants WHERE id = ?')
     const update = db.prepare('UPDATE plants SET name = ?, tag = ? WHERE id = ?')
-    const enqueue = db.prepare(`INSERT INTO webhook_deliveries (message_id, subscription_id, plant_id, payload, created_at, next_attempt_at)
-      SELECT ?, id, ?, ?, ?, ? FROM webhook_subscriptions WHERE removed_at IS NULL`)
-    const run = db.transaction((): ImportResult => {
+    const outbox = prepareOutbox(db)
+    return db.transaction((plants: Plant[], { onConflict, notify }: ImportOptions): ImportResult => {
       const result: ImportResult = { created: 0, identical: 0, kept: 0, replaced: 0 }
       const now = Date.now()
-      const subscribed = notify && db.prepare('SELECT 1 FROM webhook_subscriptions WHERE removed_at IS NULL LIMIT 1').get() !== undefined
+      const subscribed = notify && outbox.anySubscriber()
       for (let i = 0; i < plants.length; i++) {
         const plant = plants[i]!
         if (insert.run(plant.id, plant.name, plant.tag ?? null, now).changes === 1) {
           result.created++
-          if (subscribed) enqueue.run(newMessageId(), plant.id, newPlantJson(plant), now, now)
+          if (subscribed) outbox.enqueue(plant, now)
           continue
         }
         if (sameOrConflict(plant, toPlant(select.get(plant.id)!)).kind === 'replayed') result.identical++
@@ -69,7 +77,6 @@ export class SqliteBulk implements BulkStore {
       }
       return result
     })
-    return guard(() => run.immediate())
   }
 
   async contents () {

@@ -1,10 +1,10 @@
 import type Database from 'better-sqlite3'
-import { newMessageId, newPlantJson } from '../../webhooks/payload.js'
 import { toPlant } from '../rows.js'
 import type { DeliveryRow, PlantRow } from '../rows.js'
 import { sameOrConflict } from '../store.js'
 import type { AttemptResult, CreateOutcome, Plant } from '../store.js'
 import type { SqliteSynchronous } from './connection.js'
+import { prepareOutbox } from './outbox.js'
 
 /**
  * The writes that go through the store's one write queue (on a file, the writer thread): creates,
@@ -55,10 +55,7 @@ WHERE id = ?`
 export function createWriteRunner (db: Database.Database, synchronous: SqliteSynchronous): (jobs: WriteJob[]) => WriteResult[] {
   const insertPlant = db.prepare('INSERT INTO plants (id, name, tag, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING')
   const selectPlant = db.prepare<[bigint], PlantRow>('SELECT id, name, tag FROM plants WHERE id = ?')
-  const enqueueDeliveries = db.prepare(`INSERT INTO webhook_deliveries
-    (message_id, subscription_id, plant_id, payload, created_at, next_attempt_at)
-    SELECT ?, id, ?, ?, ?, ? FROM webhook_subscriptions WHERE removed_at IS NULL`)
-  const anySubscriber = db.prepare('SELECT 1 FROM webhook_subscriptions WHERE removed_at IS NULL LIMIT 1').pluck()
+  const outbox = prepareOutbox(db)
   const claim = db.prepare<{}, DeliveryRow>(claimSql)
   const attempt = db.prepare(attemptSql)
 
@@ -66,7 +63,7 @@ export function createWriteRunner (db: Database.Database, synchronous: SqliteSyn
     if (insertPlant.run(plant.id, plant.name, plant.tag ?? null, now).changes === 1) {
       // No subscriber (asked once per batch): no event id, no payload, no outbox statement.
       if (!subscribed) return 0
-      return enqueueDeliveries.run(newMessageId(), plant.id, newPlantJson(plant), now, now).changes > 0 ? 1 : 0
+      return outbox.enqueue(plant, now) ? 1 : 0
     }
     const outcome = sameOrConflict(plant, toPlant(selectPlant.get(plant.id)!))
     return outcome.kind === 'replayed' ? 2 : outcome.plant
@@ -87,7 +84,7 @@ export function createWriteRunner (db: Database.Database, synchronous: SqliteSyn
   }
   const batch = db.transaction((jobs: WriteJob[]) => {
     const now = Date.now()
-    const subscribed = anySubscriber.get() !== undefined
+    const subscribed = outbox.anySubscriber()
     return jobs.map((job) => run(job, now, subscribed))
   })
 
