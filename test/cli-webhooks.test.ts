@@ -1,10 +1,15 @@
 import assert from 'node:assert/strict'
+import { readdirSync, readFileSync } from 'node:fs'
 import { describe, test } from 'node:test'
 import { Webhook } from 'standardwebhooks'
 import { createPlant, newDatabase, run, serve } from './executable.js'
 import { freePort, startReceiver, waitFor } from './receiver.js'
 
 const fast = ['--webhook-retry-base', '100ms', '--webhook-timeout', '1s']
+
+/** Whether the process runs its webhook dispatcher thread (Linux names threads; the name is cut at 15 characters). */
+const runsDispatcher = (pid: number) => readdirSync(`/proc/${pid}/task`)
+  .some((task) => readFileSync(`/proc/${pid}/task/${task}/comm`, 'utf8').startsWith('webhook-dispatc'))
 
 describe('webhooks from the command line', () => {
   test('add --json, list, deliveries --json, remove; only http(s) URLs', async () => {
@@ -26,6 +31,30 @@ describe('webhooks from the command line', () => {
       assert.match(refused.stderr, /^plantstore: invalid webhook URL/)
     }
     assert.equal((await run(['webhooks', 'remove', '999', '--database', database])).code, 1)
+  })
+
+  test('the dispatcher thread runs while anyone subscribes: it starts with the first subscriber and ends after the last', async (t) => {
+    const database = newDatabase()
+    const receiver = await startReceiver(() => 200)
+    t.after(() => receiver.close())
+    const token = (await run(['tokens', 'create', '--name', 'lifecycle', '--database', database])).stdout.trim()
+    const server = await serve(database)
+    t.after(() => server.child.kill('SIGKILL'))
+    const pid = server.child.pid!
+    assert.equal(runsDispatcher(pid), false, 'nobody subscribes yet')
+
+    // Each subscriber is added and removed from another process, as an operator would: the server
+    // sees it at its safety poll (1 s).
+    for (const round of [1, 2]) {
+      const { id } = JSON.parse((await run(['webhooks', 'add', receiver.url, '--json', '--database', database])).stdout)
+      await waitFor(() => runsDispatcher(pid), 5000, `the dispatcher thread to start (round ${round})`)
+      assert.equal((await createPlant(server.url, token, { id: round, name: `Round ${round}` })).status, 200)
+      await waitFor(() => receiver.received.some((request) => JSON.parse(request.body).id === round), 5000, `round ${round}'s delivery`)
+      assert.equal((await run(['webhooks', 'remove', String(id), '--database', database])).code, 0)
+      await waitFor(() => !runsDispatcher(pid), 5000, `the dispatcher thread to end (round ${round})`)
+    }
+    assert.equal(receiver.received.length, 2, 'each plant once, to the subscriber of its time')
+    assert.doesNotMatch(server.stdout(), /dispatcher thread ended; starting another/, 'an end asked for is not a failure')
   })
 
   test('a plant acknowledged just before a SIGKILL is delivered after the restart', async (t) => {

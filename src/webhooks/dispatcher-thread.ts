@@ -19,9 +19,10 @@ interface FromThread {
 /**
  * The dispatcher in a thread of its own (dispatcher-worker.ts), seen from the main thread: wakes are
  * coalesced to one message per turn of the event loop, and the thread's metrics and log lines are
- * handed to the app's. The thread starts with the first subscriber (until then `hasSubscribers` is
- * asked at each safety poll): a store nobody subscribes to spends no memory on it. A thread that
- * dies is started again.
+ * handed to the app's. The thread runs while anyone subscribes (`hasSubscribers` is asked at each
+ * safety poll): it starts with the first subscriber and ends once the last one is removed, so a store
+ * nobody subscribes to spends no memory on it (an isolate, a connection, the senders' sockets). A
+ * removed subscriber's backlog is given up, so none is left to send. A thread that dies is started again.
  */
 export class DispatcherThread implements Dispatcher {
   readonly #database: DatabaseUrl
@@ -31,7 +32,11 @@ export class DispatcherThread implements Dispatcher {
   readonly #hasSubscribers: () => Promise<boolean>
   readonly #refreshes = new Map<number, () => void>()
   #thread: Worker | undefined
+  /** Set while a thread ends because nobody subscribes any more; resolved when it has exited. */
+  #ending: Promise<void> | undefined
   #watch: NodeJS.Timeout | undefined
+  /** The check of the subscribers under way, if any: one at a time. */
+  #checking: Promise<void> | undefined
   #concurrency = new Map<number, number>()
   #wakeScheduled = false
   #stopping: Promise<void> | undefined
@@ -47,16 +52,41 @@ export class DispatcherThread implements Dispatcher {
   }
 
   start () {
-    this.#watch = setInterval(() => { this.#startWhenSubscribed().catch(() => {}) }, this.#options.pollMs)
+    // A poll finding a check still under way lets it be.
+    this.#watch = setInterval(() => { if (this.#checking === undefined) this.#checkSubscribers().catch(() => {}) }, this.#options.pollMs)
     this.#watch.unref()
-    this.#startWhenSubscribed().catch(() => {})
+    this.#checkSubscribers().catch(() => {})
   }
 
-  async #startWhenSubscribed () {
-    if (this.#thread !== undefined || this.#stopping !== undefined || !(await this.#hasSubscribers())) return
-    if (this.#thread !== undefined || this.#stopping !== undefined) return
-    clearInterval(this.#watch)
-    this.#spawn()
+  /** Starts the thread if anyone subscribes and none runs; ends it if nobody does and one runs. One check at a time. */
+  async #checkSubscribers (): Promise<void> {
+    const previous = this.#checking
+    const check = (async () => {
+      await previous?.catch(() => {})
+      await this.#ending
+      const subscribed = await this.#hasSubscribers()
+      if (this.#stopping !== undefined) return
+      if (subscribed && this.#thread === undefined) this.#spawn()
+      else if (!subscribed && this.#thread !== undefined) await this.#end(this.#thread)
+    })()
+    this.#checking = check
+    try {
+      await check
+    } finally {
+      if (this.#checking === check) this.#checking = undefined
+    }
+  }
+
+  /** Ends a thread nobody needs: it lets its attempts in flight finish, then exits. */
+  #end (thread: Worker): Promise<void> {
+    this.#ending = new Promise<void>((resolve) => {
+      thread.once('exit', () => resolve())
+      thread.postMessage({ stop: true })
+    }).finally(() => {
+      this.#ending = undefined
+      this.#concurrency = new Map()
+    })
+    return this.#ending
   }
 
   #spawn () {
@@ -75,7 +105,7 @@ export class DispatcherThread implements Dispatcher {
     thread.on('exit', () => {
       if (this.#thread !== thread) return
       this.#thread = undefined
-      if (this.#stopping !== undefined) return
+      if (this.#stopping !== undefined || this.#ending !== undefined) return
       this.#log.error({}, 'the webhook dispatcher thread ended; starting another')
       setTimeout(() => { if (this.#stopping === undefined) this.#spawn() }, 1000).unref()
     })
@@ -92,7 +122,7 @@ export class DispatcherThread implements Dispatcher {
   }
 
   async refresh (): Promise<void> {
-    await this.#startWhenSubscribed()
+    await this.#checkSubscribers()
     const thread = this.#thread
     if (thread === undefined) return
     const seq = ++this.#seq
@@ -108,12 +138,16 @@ export class DispatcherThread implements Dispatcher {
 
   stop (): Promise<void> {
     clearInterval(this.#watch)
-    this.#stopping ??= new Promise<void>((resolve) => {
+    this.#stopping ??= (async () => {
+      // A thread already ending is only waited for.
+      await this.#ending
       const thread = this.#thread
-      if (thread === undefined) return resolve()
-      thread.once('exit', () => resolve())
-      thread.postMessage({ stop: true })
-    })
+      if (thread === undefined) return
+      await new Promise<void>((resolve) => {
+        thread.once('exit', () => resolve())
+        thread.postMessage({ stop: true })
+      })
+    })()
     return this.#stopping
   }
 
