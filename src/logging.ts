@@ -2,15 +2,60 @@ import pino from 'pino'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Bindings, ChildLoggerOptions } from 'pino'
 
+const CHUNK = 4096
+
+/**
+ * Lines gathered into 4 KiB chunks before they reach pino's destination (SonicBoom). SonicBoom appends
+ * each write to the string it buffers and measures that string's byte length on every write, which
+ * flattens it: about 7 KB of garbage per 220-byte access line, a third of all a GET allocated. Joining
+ * our own array once per chunk is linear. Every line goes through here, so their order is kept.
+ */
+class ChunkedLines implements pino.DestinationStream {
+  readonly #target: pino.DestinationStream & { flush: () => void, flushSync: () => void }
+  #lines: string[] = []
+  #length = 0
+
+  constructor (target: ChunkedLines['target']) {
+    this.#target = target
+  }
+
+  write (line: string) {
+    this.#lines.push(line)
+    this.#length += line.length
+    if (this.#length >= CHUNK) this.#hand()
+  }
+
+  /** Hands what is gathered on and starts writing it. */
+  flush () {
+    this.#hand()
+    this.#target.flush()
+  }
+
+  /** Writes everything now, synchronously (at exit). */
+  flushSync () {
+    this.#hand()
+    this.#target.flushSync()
+  }
+
+  #hand () {
+    if (this.#lines.length === 0) return
+    this.#target.write(this.#lines.length === 1 ? this.#lines[0]! : this.#lines.join(''))
+    this.#lines = []
+    this.#length = 0
+  }
+}
+
 /**
  * stdout for the JSON log, buffered: lines are written 4 KiB at a time (and at least every second),
- * not one write(2) per request. pino flushes what is left when the process exits, SIGTERM included; a
+ * not one write(2) per request. What is left is written when the process exits, SIGTERM included; a
  * SIGKILL may lose the last lines.
  */
 export function bufferedStdout (): pino.DestinationStream {
-  const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 })
-  setInterval(() => { destination.flush() }, 1000).unref()
-  return destination
+  const lines = new ChunkedLines(pino.destination({ dest: 1, sync: false, minLength: CHUNK }))
+  setInterval(() => { lines.flush() }, 1000).unref()
+  // pino's own exit hook flushes its destination only, so the lines gathered here are handed on first.
+  process.once('exit', () => { lines.flushSync() })
+  return lines
 }
 
 type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace'

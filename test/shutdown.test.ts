@@ -4,7 +4,7 @@ import { createPlant, newDatabase, run, serve, stop } from './executable.js'
 
 // On Node 24 a native addon's objects freed while the SQLite writer thread exits used to abort the
 // process (SIGABRT instead of exit 0) in most runs: one clean stop proves little, ten in a row do.
-test('serve, one create, SIGTERM: exit code 0 ten times in a row, every plant kept', { timeout: 120_000 }, async () => {
+test('serve, one create, SIGTERM: exit code 0 ten times in a row, every plant and log line kept', { timeout: 120_000 }, async () => {
   const database = newDatabase()
   const token = (await run(['tokens', 'create', '--name', 'stops', '--database', database])).stdout.trim()
   for (let round = 1; round <= 10; round++) {
@@ -19,5 +19,9 @@ test('serve, one create, SIGTERM: exit code 0 ten times in a row, every plant ke
     const code = await stop(server)
     // A signal death (SIGABRT) leaves no exit code at all: null, not 0.
     assert.equal(code, 0, `round ${round}: exit code ${code}; stderr: ${server.stderr()}`)
+    // The log is buffered: whatever was still gathered is written at exit, one access line per request.
+    if (!server.child.stdout.closed) await new Promise((resolve) => server.child.stdout.once('close', resolve))
+    const accessLines = server.stdout().match(/"msg":"request completed"/g) ?? []
+    assert.equal(accessLines.length, 1 + round, `round ${round}: every request's access line`)
   }
 })
