@@ -66,8 +66,13 @@ export class DispatcherThread implements Dispatcher {
       await this.#ending
       const subscribed = await this.#hasSubscribers()
       if (this.#stopping !== undefined) return
-      if (subscribed && this.#thread === undefined) this.#spawn()
-      else if (!subscribed && this.#thread !== undefined) await this.#end(this.#thread)
+      if (subscribed && this.#thread === undefined) {
+        this.#spawn()
+        this.#log.info({}, 'webhook dispatcher thread started: there is a subscriber')
+      } else if (!subscribed && this.#thread !== undefined) {
+        await this.#end(this.#thread)
+        this.#log.info({}, 'webhook dispatcher thread ended: nobody subscribes')
+      }
     })()
     this.#checking = check
     try {
