@@ -9,20 +9,30 @@ export type ThreadLog = Log & { level: string }
 
 const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']
 
+/** Asks a dispatcher thread to stop: it lets its attempts in flight finish, then exits. */
+function stopThread (thread: Worker): Promise<void> {
+  return new Promise((resolve) => {
+    thread.once('exit', () => resolve())
+    thread.postMessage({ stop: true })
+  })
+}
+
 interface FromThread {
   log?: { level: LogLevel, fields: object, msg: string }
   metrics?: { outcomes: Record<'delivered' | 'failed' | 'given_up', number>, lags: number[], concurrency: Array<[number, number]> }
   refreshed?: number
+  unsubscribed?: true
   stopped?: true
 }
 
 /**
  * The dispatcher in a thread of its own (dispatcher-worker.ts), seen from the main thread: wakes are
  * coalesced to one message per turn of the event loop, and the thread's metrics and log lines are
- * handed to the app's. The thread runs while anyone subscribes (`hasSubscribers` is asked at each
- * safety poll): it starts with the first subscriber and ends once the last one is removed, so a store
+ * handed to the app's. The thread runs while anyone subscribes: it starts with the first subscriber and ends once the last one is removed, so a store
  * nobody subscribes to spends no memory on it (an isolate, a connection, the senders' sockets). A
- * removed subscriber's backlog is given up, so none is left to send. A thread that dies is started again.
+ * removed subscriber's backlog is given up, so none is left to send. While no thread runs,
+ * `hasSubscribers` is asked at each safety poll; while one runs, it reads the subscribers itself at its
+ * own poll and says when none are left. A thread that dies is started again.
  */
 export class DispatcherThread implements Dispatcher {
   readonly #database: DatabaseUrl
@@ -52,8 +62,10 @@ export class DispatcherThread implements Dispatcher {
   }
 
   start () {
-    // A poll finding a check still under way lets it be.
-    this.#watch = setInterval(() => { if (this.#checking === undefined) this.#checkSubscribers().catch(() => {}) }, this.#options.pollMs)
+    // A running thread watches the subscribers itself; a poll finding a check still under way lets it be.
+    this.#watch = setInterval(() => {
+      if (this.#thread === undefined && this.#checking === undefined) this.#checkSubscribers().catch(() => {})
+    }, this.#options.pollMs)
     this.#watch.unref()
     this.#checkSubscribers().catch(() => {})
   }
@@ -82,12 +94,9 @@ export class DispatcherThread implements Dispatcher {
     }
   }
 
-  /** Ends a thread nobody needs: it lets its attempts in flight finish, then exits. */
+  /** Ends a thread nobody needs. */
   #end (thread: Worker): Promise<void> {
-    this.#ending = new Promise<void>((resolve) => {
-      thread.once('exit', () => resolve())
-      thread.postMessage({ stop: true })
-    }).finally(() => {
+    this.#ending = stopThread(thread).finally(() => {
       this.#ending = undefined
       this.#concurrency = new Map()
     })
@@ -146,12 +155,7 @@ export class DispatcherThread implements Dispatcher {
     this.#stopping ??= (async () => {
       // A thread already ending is only waited for.
       await this.#ending
-      const thread = this.#thread
-      if (thread === undefined) return
-      await new Promise<void>((resolve) => {
-        thread.once('exit', () => resolve())
-        thread.postMessage({ stop: true })
-      })
+      if (this.#thread !== undefined) await stopThread(this.#thread)
     })()
     return this.#stopping
   }
@@ -166,6 +170,7 @@ export class DispatcherThread implements Dispatcher {
       for (const lag of lags) this.#options.onDelivered?.(lag)
       this.#concurrency = new Map(concurrency)
     }
+    if (message.unsubscribed === true) this.#checkSubscribers().catch(() => {})
     if (message.refreshed !== undefined) {
       this.#refreshes.get(message.refreshed)?.()
       this.#refreshes.delete(message.refreshed)

@@ -36,7 +36,9 @@ const store = await openWebhookStore(database, writerPort)
 const dispatcher = new WebhookDispatcher(store.webhooks, log, {
   ...settings,
   onAttempt: (outcome) => { outcomes[outcome]++ },
-  onDelivered: (lagSeconds) => { lags.push(lagSeconds) }
+  onDelivered: (lagSeconds) => { lags.push(lagSeconds) },
+  // The main thread reads the subscribers only while no thread runs; this one tells it when none are left.
+  onSubscribers: (count) => { if (count === 0) port.postMessage({ unsubscribed: true }) }
 })
 setInterval(sendMetrics, 250).unref()
 

@@ -25,6 +25,8 @@ export interface DispatcherOptions extends DispatcherSettings {
   onAttempt?: (outcome: 'delivered' | 'failed' | 'given_up', count: number) => void
   /** Told, for each delivered event, the seconds from its creation to its delivery (for metrics). */
   onDelivered?: (lagSeconds: number) => void
+  /** Told, at each reading of the subscribers, how many there are. */
+  onSubscribers?: (count: number) => void
 }
 
 /** What the app knows of its dispatcher, whether it runs on the event loop or in a thread of its own. */
@@ -103,6 +105,7 @@ export class WebhookDispatcher implements Dispatcher {
   async #refresh () {
     const subscriptions = await this.#store.listSubscriptions()
     if (this.#stopped) return
+    this.#options.onSubscribers?.(subscriptions.length)
     const current = new Set(subscriptions.map((subscription) => subscription.id))
     for (const [id, lane] of this.#lanes) {
       if (current.has(id)) continue

@@ -19,6 +19,7 @@ let sequence = 0
  */
 export function newMessageId (): string {
   sequence = (sequence + 1) & 0xffff
+  // A UUID's random hex digits (its dashes and its version and variant digits left out): 64 bits.
   const random = randomUUID()
   return `msg_${Date.now().toString(16).padStart(12, '0')}${sequence.toString(16).padStart(4, '0')}` +
     `${random.slice(0, 8)}${random.slice(9, 13)}${random.slice(15, 18)}${random.slice(20, 21)}`

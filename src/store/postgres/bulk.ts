@@ -63,16 +63,20 @@ export class PostgresBulk implements BulkStore {
     const now = Date.now()
     const { rows: inserted } = await client.query<{ id: bigint }>(insertBatchSql, [
       plants.map((plant) => plant.id.toString()), plants.map((plant) => plant.name), plants.map((plant) => plant.tag ?? null), now])
-    const insertedIds = new Set(inserted.map((row) => row.id))
-    const created = new Set(insertedIds)
+    const created = new Set(inserted.map((row) => row.id))
     const rest = plants.filter((plant) => !created.has(plant.id))
     const stored = new Map((await client.query<PlantRow>('SELECT id, name, tag FROM plants WHERE id = ANY($1::bigint[])',
       [rest.map((plant) => plant.id.toString())])).rows.map((row) => [row.id, toPlant(row)]))
     const result: ImportResult = { created: created.size, identical: 0, kept: 0, replaced: 0 }
     const replacing: Plant[] = []
+    // Each created plant once: a batch may repeat an id, and its first occurrence created the plant.
+    const news: Plant[] = []
     for (let i = 0; i < plants.length; i++) {
       const plant = plants[i]!
-      if (created.delete(plant.id)) continue // its first occurrence in the batch, which created it
+      if (created.delete(plant.id)) {
+        news.push(plant)
+        continue
+      }
       if (sameOrConflict(plant, stored.get(plant.id) ?? plant).kind === 'replayed') result.identical++
       else if (onConflict === 'skip') result.kept++
       else if (onConflict === 'replace') replacing.push(plant)
@@ -84,9 +88,7 @@ export class PostgresBulk implements BulkStore {
       [replacing.map((p) => p.id.toString()), replacing.map((p) => p.name), replacing.map((p) => p.tag ?? null)])
       result.replaced = replacing.length
     }
-    if (notify && inserted.length > 0) {
-      // Each inserted id once (a batch may repeat an id; its first occurrence created the plant).
-      const news = plants.filter((plant) => insertedIds.delete(plant.id))
+    if (notify && news.length > 0) {
       await client.query(`INSERT INTO webhook_deliveries (message_id, subscription_id, plant_id, payload, created_at, next_attempt_at)
         SELECT e.message_id, s.id, e.plant_id, e.payload, $4, $4
         FROM unnest($1::text[], $2::bigint[], $3::text[]) AS e (message_id, plant_id, payload)

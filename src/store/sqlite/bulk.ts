@@ -41,8 +41,7 @@ export class SqliteBulk implements BulkStore {
   }
 
   async importPlants (plants: Plant[], options: ImportOptions): Promise<ImportResult> {
-    this.#importBatch ??= this.#prepareImport()
-    const importBatch = this.#importBatch
+    const importBatch = this.#importBatch ??= this.#prepareImport()
     return guard(() => importBatch.immediate(plants, options))
   }
 
