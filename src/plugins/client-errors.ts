@@ -1,4 +1,3 @@
-import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 
 /** Largest request head (request line and headers) Node's parser accepts; past it, 431. */
@@ -12,14 +11,17 @@ export const MAX_HEADER_BYTES = 16 * 1024
  */
 export function answerClientError (error: Error & { code?: string }, socket: Socket) {
   if (error.code === 'ECONNRESET' || socket.destroyed) return
+  // The status lines are written out rather than taken from node:http's STATUS_CODES: an ESM import
+  // of node:http evaluates all its exports, WebSocket among them, which loads Node's bundled undici
+  // (fetch and all, a few MiB of heap) into a server that never uses it.
   const [status, code, message] = error.code === 'HPE_HEADER_OVERFLOW'
-    ? [431, 1003, `request headers are larger than the limit of ${MAX_HEADER_BYTES} bytes`]
+    ? ['431 Request Header Fields Too Large', 1003, `request headers are larger than the limit of ${MAX_HEADER_BYTES} bytes`]
     : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? [408, 1001, 'the request did not arrive within the time limit']
-      : [400, 1000, 'the request is not valid HTTP']
+      ? ['408 Request Timeout', 1001, 'the request did not arrive within the time limit']
+      : ['400 Bad Request', 1000, 'the request is not valid HTTP']
   const body = JSON.stringify({ error: code, message })
   if (socket.writable) {
-    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+    socket.write(`HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
   }
   socket.destroy(error)

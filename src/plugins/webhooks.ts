@@ -1,6 +1,5 @@
 import fp from 'fastify-plugin'
 import type { DatabaseUrl } from '../config.js'
-import { WebhookDispatcher } from '../webhooks/dispatcher.js'
 import type { Dispatcher, DispatcherOptions } from '../webhooks/dispatcher.js'
 import { DispatcherThread } from '../webhooks/dispatcher-thread.js'
 
@@ -12,8 +11,10 @@ import { DispatcherThread } from '../webhooks/dispatcher-thread.js'
  */
 export default fp<DispatcherOptions & { database: DatabaseUrl }>(async (app, { database, ...options }) => {
   const log = app.log.child({ component: 'webhooks' })
+  // The in-process dispatcher is loaded only where it runs: it brings undici, which the main thread
+  // otherwise never needs (the thread loads its own).
   const dispatcher: Dispatcher = database.kind === 'sqlite' && database.path === ':memory:'
-    ? new WebhookDispatcher(app.store.webhooks, log, options)
+    ? new (await import('../webhooks/dispatcher.js')).WebhookDispatcher(app.store.webhooks, log, options)
     : new DispatcherThread(database, options, log, async () => (await app.store.webhooks.listSubscriptions()).length > 0,
       app.store.connectWriter)
   app.decorate('webhooks', dispatcher)
