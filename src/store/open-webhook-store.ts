@@ -19,10 +19,10 @@ export async function openWebhookStore (database: DatabaseUrl, writerPort?: Mess
     return { webhooks: new PostgresWebhooks(new PostgresDatabase(pool)), close: () => pool.end() }
   }
   if (writerPort === undefined) throw new Error('an SQLite file store shares its writer thread through a port')
-  const { asUnavailable, CACHE_KIB, connect } = await import('./sqlite/connection.js')
+  const { asUnavailable, connect } = await import('./sqlite/connection.js')
   const { WriteChannel } = await import('./sqlite/write-channel.js')
   const { SqliteWebhooks } = await import('./sqlite/webhooks.js')
-  const db = connect(database.path, database.synchronous, CACHE_KIB.writes)
+  const db = connect(database.path, database.synchronous, 'thread')
   const channel = new WriteChannel(writerPort)
   const writes = new GroupCommit<WriteJob, WriteResult>((jobs) => channel.run(jobs).catch(asUnavailable), { maxInFlight: 2 })
   return {

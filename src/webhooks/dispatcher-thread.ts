@@ -28,11 +28,12 @@ interface FromThread {
 /**
  * The dispatcher in a thread of its own (dispatcher-worker.ts), seen from the main thread: wakes are
  * coalesced to one message per turn of the event loop, and the thread's metrics and log lines are
- * handed to the app's. The thread runs while anyone subscribes: it starts with the first subscriber and ends once the last one is removed, so a store
- * nobody subscribes to spends no memory on it (an isolate, a connection, the senders' sockets). A
- * removed subscriber's backlog is given up, so none is left to send. While no thread runs,
- * `hasSubscribers` is asked at each safety poll; while one runs, it reads the subscribers itself at its
- * own poll and says when none are left. A thread that dies is started again.
+ * handed to the app's. The thread runs while anyone subscribes: it starts with the first subscriber
+ * and ends once the last one is removed, so a store nobody subscribes to spends no memory on it (an
+ * isolate, a connection, the senders' sockets). A removed subscriber's backlog is given up, so none is
+ * left to send. While no thread runs, `hasSubscribers` is asked at each safety poll; while one runs, it
+ * reads the subscribers itself at its own poll and says when none are left. A thread that dies is
+ * started again.
  */
 export class DispatcherThread implements Dispatcher {
   readonly #database: DatabaseUrl

@@ -4,15 +4,16 @@ import { StorageUnavailable } from '../../errors.js'
 export type SqliteSynchronous = 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA'
 
 /**
- * The page cache a connection keeps, by its role. The main connection answers reads: 8 MiB holds the
- * hot pages. The writer appends at the right edge of the table and its indexes and touches little else,
- * so a large cache only filled with pages it had just written and never read again (2–6 MiB of the
- * process's peak in 12 s of creates); the dispatcher's connection reads the subscriptions and little more.
+ * The page cache a connection keeps, by its role. The main connection answers the requests' reads:
+ * 8 MiB holds the hot pages. The threads' connections need little: the writer appends at the right
+ * edge of the table and its indexes, so a large cache only filled with pages it had just written and
+ * never read again (2–6 MiB of the process's peak in 12 s of creates), and the dispatcher's reads the
+ * subscriptions.
  */
-export const CACHE_KIB = { reads: 8192, writes: 2048 } as const
+const CACHE_KIB = { main: 8192, thread: 2048 }
 
-/** Opens a connection with the store's settings; every connection to one file, main or writer, uses these. */
-export function connect (path: string, synchronous: SqliteSynchronous, cacheKiB: number = CACHE_KIB.reads): Database.Database {
+/** Opens a connection with the store's settings; every connection to one file uses these, its page cache chosen by its role. */
+export function connect (path: string, synchronous: SqliteSynchronous, role: keyof typeof CACHE_KIB = 'main'): Database.Database {
   const db = new Database(path)
   db.pragma('journal_mode = WAL')
   // FULL by default: WAL frames are fsynced before a commit is visible or acknowledged.
@@ -20,7 +21,7 @@ export function connect (path: string, synchronous: SqliteSynchronous, cacheKiB:
   db.pragma('busy_timeout = 5000')
   // The file is not memory-mapped: mapped pages count in the process's memory, which then grew with
   // the database (75 MB mapped at 1M plants) for no speed won.
-  db.pragma(`cache_size = -${cacheKiB}`)
+  db.pragma(`cache_size = -${CACHE_KIB[role]}`)
   db.defaultSafeIntegers(true)
   return db
 }

@@ -4,14 +4,14 @@
 // turn of this thread's event loop is committed together, in one transaction.
 import { parentPort, workerData } from 'node:worker_threads'
 import type { MessagePort } from 'node:worker_threads'
-import { CACHE_KIB, connect } from './connection.js'
+import { connect } from './connection.js'
 import type { SqliteSynchronous } from './connection.js'
 import type { WriteReply } from './write-channel.js'
 import { createWriteRunner } from './write-jobs.js'
 import type { WriteJob } from './write-jobs.js'
 
 const { path, synchronous } = workerData as { path: string, synchronous: SqliteSynchronous }
-const db = connect(path, synchronous, CACHE_KIB.writes)
+const db = connect(path, synchronous, 'thread')
 const runBatch = createWriteRunner(db, synchronous)
 
 interface Pending { seq: number, jobs: WriteJob[], reply: { postMessage: (reply: WriteReply) => void } }
