@@ -35,3 +35,27 @@ test('the server never loads Node\'s bundled fetch (undici): an ESM import of no
     rmSync(dir, { recursive: true, force: true })
   }
 })
+
+// The young generation's size in a worker thread and in the main thread, in a process started as
+// `plantstore` is (with --max-semi-space-size=8), after each has allocated as under load.
+const youngGenerations = `
+const { getHeapSpaceStatistics } = await import('node:v8')
+const { spawnWorker } = await import('./src/worker-thread.ts')
+const { churn } = await import('./test/fixtures/churn.ts')
+const thread = spawnWorker(new URL('./test/fixtures/young-generation.ts', 'file://' + process.cwd() + '/').href, 'young-generation',
+  { resourceLimits: { maxYoungGenerationSizeMb: 8 } })
+const threadBytes = await new Promise((resolve, reject) => { thread.once('message', resolve); thread.once('error', reject) })
+await thread.terminate()
+churn()
+const mainBytes = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space').space_size
+console.log(JSON.stringify({ threadMiB: threadBytes / 2 ** 20, mainMiB: mainBytes / 2 ** 20 }))
+`
+
+test('a worker thread gets the young generation its resourceLimits ask for; the main thread keeps --max-semi-space-size', async () => {
+  const { stdout } = await run(process.execPath, ['--max-semi-space-size=8', '--import', 'tsx', '--input-type=module', '-e', youngGenerations],
+    { cwd: join(import.meta.dirname, '..') })
+  const { threadMiB, mainMiB } = JSON.parse(stdout.trim().split('\n').at(-1)!) as { threadMiB: number, mainMiB: number }
+  // 8 MiB asked: two semi-spaces of at most 4 MiB. The flag alone would have made them 8 MiB each.
+  assert.ok(threadMiB <= 8, `the thread's young generation is ${threadMiB} MiB`)
+  assert.ok(mainMiB > 8, `the main thread's young generation is ${mainMiB} MiB`)
+})
