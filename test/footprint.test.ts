@@ -59,3 +59,26 @@ test('a worker thread gets the young generation its resourceLimits ask for; the 
   assert.ok(threadMiB <= 8, `the thread's young generation is ${threadMiB} MiB`)
   assert.ok(mainMiB > 8, `the main thread's young generation is ${mainMiB} MiB`)
 })
+
+// The undici modules a process has loaded once it has made a sender and sent one delivery with it.
+const senderModules = `
+const { createServer } = await import('node:http')
+const { createRequire } = await import('node:module')
+const { Sender } = await import('./src/webhooks/sender.ts')
+const receiver = createServer((req, res) => { req.resume(); req.on('end', () => res.end()) })
+await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve))
+const sender = new Sender('http://127.0.0.1:' + receiver.address().port + '/hook', { timeoutMs: 5000, connections: 1, publicOnly: false })
+const outcome = await sender.send({ messageId: 'msg_1', secrets: ['whsec_' + Buffer.from('k'.repeat(24)).toString('base64')], payload: '{"id":1,"name":"Fern"}' })
+await sender.close()
+receiver.close()
+const loaded = Object.keys(createRequire(import.meta.url).cache).filter((path) => path.includes('/node_modules/undici/'))
+console.log(JSON.stringify({ status: outcome.status, loaded: loaded.map((path) => path.slice(path.indexOf('/node_modules/undici/') + 21)) }))
+`
+
+test('a webhook sender loads undici\'s connection pool only, not its fetch, WebSocket, cache or mocks', async () => {
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', senderModules], { cwd: join(import.meta.dirname, '..') })
+  const { status, loaded } = JSON.parse(stdout.trim().split('\n').at(-1)!) as { status: number, loaded: string[] }
+  assert.equal(status, 200)
+  assert.ok(loaded.includes('lib/dispatcher/pool.js'), loaded.join(', '))
+  assert.deepEqual(loaded.filter((path) => path === 'index.js' || /^lib\/(web|cache|mock|interceptor)\//.test(path)), [])
+})
