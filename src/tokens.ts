@@ -9,7 +9,10 @@ export function generateToken (): string {
   return PREFIX + randomBytes(32).toString('base64url')
 }
 
-/** The SHA-256 of a token, as stored. One-shot hash(): every authenticated request pays it, and a Hash object per call cost twice as much. */
+/**
+ * The SHA-256 of a token, as stored. One-shot hash(): every authenticated request pays it, and a Hash
+ * object per call cost twice as much.
+ */
 export function hashToken (token: string): Buffer {
   return hash('sha256', token, 'buffer')
 }

@@ -3,21 +3,22 @@ import { Worker } from 'node:worker_threads'
 import type { WorkerOptions } from 'node:worker_threads'
 
 /**
- * `plantstore` runs with --max-semi-space-size=8 for its main thread (see cli/main.ts), but V8 lets that
- * flag override every isolate's own resource limits: the threads' 8 MiB young generation was 16, and
- * the dispatcher filled it under load. The flag is read only when an isolate is made, so clearing it
- * once the main isolate exists gives each thread the young generation its resourceLimits ask for.
+ * The threads (the SQLite writer, the webhook dispatcher) allocate little at a time: a small young
+ * generation keeps their memory small. A caller's own resourceLimits win.
  */
-function threadsKeepTheirOwnLimits (options: WorkerOptions) {
-  if (options.resourceLimits?.maxYoungGenerationSizeMb !== undefined) setFlagsFromString('--max-semi-space-size=0')
-}
+const THREAD_LIMITS = { maxYoungGenerationSizeMb: 8 }
 
 /**
- * Starts a worker thread on a module next to `from` (`name` without extension). Under tsx (tests, dev)
- * the modules are TypeScript, and the worker then registers tsx itself before importing it.
+ * Starts a worker thread on a module next to `from` (`name` without extension), with THREAD_LIMITS.
+ * Under tsx (tests, dev) the modules are TypeScript, and the worker then registers tsx itself before
+ * importing it.
  */
-export function spawnWorker (from: string, name: string, options: WorkerOptions): Worker {
-  threadsKeepTheirOwnLimits(options)
+export function spawnWorker (from: string, name: string, given: WorkerOptions): Worker {
+  // `plantstore` runs with --max-semi-space-size=8 for its main thread (see cli/main.ts), but V8 lets
+  // that flag override every isolate's own limits: the threads' 8 MiB young generation was 16. The flag
+  // is read only when an isolate is made, so clearing it now leaves the main thread's as it is.
+  setFlagsFromString('--max-semi-space-size=0')
+  const options = { ...given, resourceLimits: { ...THREAD_LIMITS, ...given.resourceLimits } }
   const extension = from.slice(from.lastIndexOf('.'))
   const url = new URL(`./${name}${extension}`, from)
   if (extension !== '.ts') return new Worker(url, options)

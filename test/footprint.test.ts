@@ -8,6 +8,13 @@ import { promisify } from 'node:util'
 
 const run = promisify(execFile)
 
+/** Runs a module script under tsx in a process of its own, from the project's root; what its last line of output says, as JSON. */
+async function runScript<T> (script: string, { nodeArgs = [], args = [] }: { nodeArgs?: string[], args?: string[] } = {}): Promise<T> {
+  const { stdout } = await run(process.execPath, [...nodeArgs, '--import', 'tsx', '--input-type=module', '-e', script, ...args],
+    { cwd: join(import.meta.dirname, '..') })
+  return JSON.parse(stdout.trim().split('\n').at(-1)!) as T
+}
+
 // Built and exercised in a process of its own: the test runner's process has loaded much else.
 const script = `
 const { buildApp } = await import('./src/app.ts')
@@ -26,9 +33,7 @@ console.log(JSON.stringify({
 test('the server never loads Node\'s bundled fetch (undici): an ESM import of node:http would, for http.WebSocket', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'plantstore-footprint-'))
   try {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, `sqlite:${join(dir, 'plants.db')}`],
-      { cwd: join(import.meta.dirname, '..') })
-    const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as { statuses: number[], bundledUndici: boolean }
+    const result = await runScript<{ statuses: number[], bundledUndici: boolean }>(script, { args: [`sqlite:${join(dir, 'plants.db')}`] })
     assert.deepEqual(result.statuses, [200, 401])
     assert.equal(result.bundledUndici, false)
   } finally {
@@ -52,9 +57,7 @@ console.log(JSON.stringify({ threadMiB: threadBytes / 2 ** 20, mainMiB: mainByte
 `
 
 test('a worker thread gets the young generation its resourceLimits ask for; the main thread keeps --max-semi-space-size', async () => {
-  const { stdout } = await run(process.execPath, ['--max-semi-space-size=8', '--import', 'tsx', '--input-type=module', '-e', youngGenerations],
-    { cwd: join(import.meta.dirname, '..') })
-  const { threadMiB, mainMiB } = JSON.parse(stdout.trim().split('\n').at(-1)!) as { threadMiB: number, mainMiB: number }
+  const { threadMiB, mainMiB } = await runScript<{ threadMiB: number, mainMiB: number }>(youngGenerations, { nodeArgs: ['--max-semi-space-size=8'] })
   // 8 MiB asked: two semi-spaces of at most 4 MiB. The flag alone would have made them 8 MiB each.
   assert.ok(threadMiB <= 8, `the thread's young generation is ${threadMiB} MiB`)
   assert.ok(mainMiB > 8, `the main thread's young generation is ${mainMiB} MiB`)
@@ -76,8 +79,7 @@ console.log(JSON.stringify({ status: outcome.status, loaded: loaded.map((path) =
 `
 
 test('a webhook sender loads undici\'s connection pool only, not its fetch, WebSocket, cache or mocks', async () => {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', senderModules], { cwd: join(import.meta.dirname, '..') })
-  const { status, loaded } = JSON.parse(stdout.trim().split('\n').at(-1)!) as { status: number, loaded: string[] }
+  const { status, loaded } = await runScript<{ status: number, loaded: string[] }>(senderModules)
   assert.equal(status, 200)
   assert.ok(loaded.includes('lib/dispatcher/pool.js'), loaded.join(', '))
   assert.deepEqual(loaded.filter((path) => path === 'index.js' || /^lib\/(web|cache|mock|interceptor)\//.test(path)), [])

@@ -111,9 +111,7 @@ export class DispatcherThread implements Dispatcher {
     const thread = spawnWorker(import.meta.url, 'dispatcher-worker', {
       name: 'webhook-dispatcher',
       workerData: { database: this.#database, settings: settings satisfies DispatcherSettings, writerPort, levels },
-      transferList: writerPort === undefined ? [] : [writerPort],
-      // It allocates little at a time: a small young generation keeps its memory small.
-      resourceLimits: { maxYoungGenerationSizeMb: 8 }
+      transferList: writerPort === undefined ? [] : [writerPort]
     })
     thread.on('message', (message: FromThread) => this.#receive(message))
     thread.on('error', (error) => this.#log.error({ err: error }, 'the webhook dispatcher thread failed'))

@@ -46,9 +46,7 @@ export class SqliteWriter {
     if (this.#worker !== undefined) return this.#worker
     const thread = spawnWorker(import.meta.url, 'writer-worker', {
       name: 'sqlite-writer',
-      workerData: { path: this.#path, synchronous: this.#synchronous },
-      // It allocates little at a time: a small young generation keeps its memory small.
-      resourceLimits: { maxYoungGenerationSizeMb: 8 }
+      workerData: { path: this.#path, synchronous: this.#synchronous }
     })
     const worker = { thread, channel: new WriteChannel(thread) }
     // A writer that dies fails what it had in hand (nothing of it was acknowledged); the next batch starts a new one.
