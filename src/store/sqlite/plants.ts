@@ -4,7 +4,7 @@ import { toPlant } from '../rows.js'
 import type { PlantRow } from '../rows.js'
 import { keysetStart } from '../store.js'
 import type { CreateOutcome, Plant, PlantQuery, PlantStore, Precondition, WriteOutcome } from '../store.js'
-import { guard } from './connection.js'
+import { guard, opaqueInteger } from './connection.js'
 import { createOutcome } from './write-jobs.js'
 import type { CreateResult, WriteJob, WriteResult } from './write-jobs.js'
 
@@ -24,8 +24,8 @@ export class SqlitePlants implements PlantStore {
   constructor (db: Database.Database, writes: GroupCommit<WriteJob, WriteResult>) {
     this.#writes = writes
     this.#select = db.prepare('SELECT id, name, tag FROM plants WHERE id = ?')
-    this.#list = db.prepare('SELECT id, name, tag FROM plants WHERE id >= ? ORDER BY id LIMIT ?')
-    this.#listByTag = db.prepare('SELECT id, name, tag FROM plants WHERE tag = ? AND id >= ? ORDER BY id LIMIT ?')
+    this.#list = db.prepare(`SELECT id, name, tag FROM plants WHERE id >= ? ORDER BY id LIMIT ${opaqueInteger('?')}`)
+    this.#listByTag = db.prepare(`SELECT id, name, tag FROM plants WHERE tag = ? AND id >= ? ORDER BY id LIMIT ${opaqueInteger('?')}`)
     this.#dataVersion = db.prepare<[], bigint>('PRAGMA data_version').pluck()
     const update = db.prepare('UPDATE plants SET name = ?, tag = ? WHERE id = ?')
     const remove = db.prepare('DELETE FROM plants WHERE id = ?')

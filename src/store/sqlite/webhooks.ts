@@ -3,7 +3,7 @@ import type { GroupCommit } from '../group-commit.js'
 import { toDelivery, toDeliveryReport, toSubscription } from '../rows.js'
 import type { DeliveryReportRow, DeliveryRow, SubscriptionRow } from '../rows.js'
 import type { AttemptResult, DeliveryClaim, DeliveryQuery, NewSubscription, WebhookStore } from '../store.js'
-import { guard, Statements } from './connection.js'
+import { guard, opaqueInteger, Statements } from './connection.js'
 import type { WriteJob, WriteResult } from './write-jobs.js'
 
 /**
@@ -73,10 +73,10 @@ export class SqliteWebhooks implements WebhookStore {
   async listDeliveries ({ limit, subscriptionId, before }: DeliveryQuery) {
     return guard(() => this.#sql.get<{}, DeliveryReportRow>(`SELECT d.*, s.url FROM webhook_deliveries d
       JOIN webhook_subscriptions s ON s.id = d.subscription_id
-      WHERE (@subscription IS NULL OR d.subscription_id = @subscription)
+      WHERE (@subscription IS NULL OR d.subscription_id = ${opaqueInteger('@subscription')})
         AND (@before IS NULL OR d.id < (SELECT b.id FROM webhook_deliveries b WHERE b.message_id = @before
-          AND (@subscription IS NULL OR b.subscription_id = @subscription)))
-      ORDER BY d.id DESC LIMIT @limit`).all({ subscription: subscriptionId ?? null, before: before ?? null, limit }).map(toDeliveryReport))
+          AND (@subscription IS NULL OR b.subscription_id = ${opaqueInteger('@subscription')})))
+      ORDER BY d.id DESC LIMIT ${opaqueInteger('@limit')}`).all({ subscription: subscriptionId ?? null, before: before ?? null, limit }).map(toDeliveryReport))
   }
 
   async redeliver (subscriptionId: number, messageId: string) {

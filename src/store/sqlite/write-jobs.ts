@@ -3,6 +3,7 @@ import { toPlant } from '../rows.js'
 import type { DeliveryRow, PlantRow } from '../rows.js'
 import { sameOrConflict } from '../store.js'
 import type { AttemptResult, CreateOutcome, Plant } from '../store.js'
+import { opaqueInteger } from './connection.js'
 import type { SqliteSynchronous } from './connection.js'
 import { prepareOutbox } from './outbox.js'
 
@@ -34,10 +35,10 @@ const claimSql = `
 UPDATE webhook_deliveries SET locked_until = :leaseUntil
 WHERE id IN (
   SELECT id FROM webhook_deliveries
-  WHERE subscription_id = :subscriptionId AND delivered_at IS NULL AND failed_at IS NULL
+  WHERE subscription_id = ${opaqueInteger(':subscriptionId')} AND delivered_at IS NULL AND failed_at IS NULL
     AND next_attempt_at <= :now AND (locked_until IS NULL OR locked_until <= :now)
   ORDER BY next_attempt_at, id
-  LIMIT :max)
+  LIMIT ${opaqueInteger(':max')})
 RETURNING id, message_id, subscription_id, payload, attempts, created_at, redelivered_at`
 
 const attemptSql = `
