@@ -14,7 +14,8 @@ export async function openWebhookStore (database: DatabaseUrl, writerPort?: Mess
   if (database.kind === 'postgres') {
     const { createPool, PostgresDatabase } = await import('./postgres/database.js')
     const { PostgresWebhooks } = await import('./postgres/webhooks.js')
-    const pool = createPool(database.url, 2)
+    // Claims and outcomes only: losing the last of them to a crash of the database sends an event again.
+    const pool = createPool(database.url, 2, { durableCommits: false })
     pool.on('error', () => {})
     return { webhooks: new PostgresWebhooks(new PostgresDatabase(pool)), close: () => pool.end() }
   }

@@ -20,8 +20,15 @@ export function isUnavailable (error: unknown): boolean {
     (typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message))
 }
 
-export function createPool (url: string, poolSize: number): pg.Pool {
-  return new pg.Pool({
+/**
+ * A pool of `poolSize` connections. Without `durableCommits` its commits return before PostgreSQL has
+ * flushed them to disk (synchronous_commit off), so they never wait on an fsync: that is for the
+ * webhook dispatcher's bookkeeping alone (claims and outcomes). A crash of the database may lose the
+ * last of those, and then an event is sent again (at least once), never lost: events are written by
+ * the creates, on durable connections. The SQLite writer relaxes the same bookkeeping to NORMAL.
+ */
+export function createPool (url: string, poolSize: number, { durableCommits = true } = {}): pg.Pool {
+  const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
     connectionTimeoutMillis: 3000,
@@ -29,6 +36,9 @@ export function createPool (url: string, poolSize: number): pg.Pool {
     statement_timeout: 15_000,
     types
   })
+  // Queued on the new connection before anything the pool hands it out for.
+  if (!durableCommits) pool.on('connect', (client) => { client.query('SET synchronous_commit = off').catch(() => {}) })
+  return pool
 }
 
 /** The pool, with driver failures that mean "cannot serve now" turned into StorageUnavailable. */
