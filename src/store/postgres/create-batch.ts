@@ -6,6 +6,9 @@ import type { CreateOutcome, Plant } from '../store.js'
  * Creates a batch of plants with distinct ids in one statement, hence one round trip and one commit:
  * insert what is new (ON CONFLICT DO NOTHING), write the outbox rows of what was inserted, and answer,
  * per input row in order, whether it was inserted and the stored content of the ones that were not.
+ * Rows are inserted in id order, whatever order they arrived in: an insert waits on another
+ * transaction's uncommitted row of the same id, so two batches taking their ids in different orders
+ * could each hold an id the other waits for, and one would fail with a deadlock.
  * $1 ids, $2 names, $3 tags, $4 message ids, $5 payloads, $6 now.
  */
 export const createBatchSql = `
@@ -14,7 +17,7 @@ WITH input AS (
     WITH ORDINALITY AS t (id, name, tag, message_id, payload, ord)
 ), inserted AS (
   INSERT INTO plants (id, name, tag, created_at)
-  SELECT id, name, tag, $6 FROM input ORDER BY ord
+  SELECT id, name, tag, $6 FROM input ORDER BY id
   ON CONFLICT (id) DO NOTHING
   RETURNING id
 ), outbox AS (

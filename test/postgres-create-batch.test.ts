@@ -1,0 +1,39 @@
+import assert from 'node:assert/strict'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { describe, test } from 'node:test'
+import pg from 'pg'
+import { openStore } from '../src/store/open-store.js'
+import { parseDatabaseUrl } from '../src/config.js'
+import { createBatchParams, createBatchSql } from '../src/store/postgres/create-batch.js'
+import { freshDatabase } from './databases.js'
+
+const skip = process.env.PLANTSTORE_TEST_POSTGRES_URL === undefined ? 'PLANTSTORE_TEST_POSTGRES_URL is not set' : false
+
+const batch = (ids: number[]) => createBatchParams(ids.map((id) => ({ id: BigInt(id), name: `plant ${id}` })), Date.now())
+
+describe('create batches on PostgreSQL', { skip }, () => {
+  test('two batches whose ids cross never deadlock: each locks its ids in the same order', async (t) => {
+    const url = await freshDatabase('postgres:fresh')
+    await (await openStore(parseDatabaseUrl(url))).close() // migrates
+    const [holder, first, second] = [0, 1, 2].map(() => new pg.Client({ connectionString: url }))
+    await Promise.all([holder, first, second].map((client) => client!.connect()))
+    t.after(() => Promise.all([holder, first, second].map((client) => client!.end())))
+
+    // Another writer holds plant 3 uncommitted, so that the first batch stops there holding plant 1.
+    await holder!.query('BEGIN')
+    await holder!.query('INSERT INTO plants (id, name, created_at) VALUES (3, $1, 0)', ['held'])
+    await first!.query('BEGIN')
+    const firstDone = first!.query(createBatchSql, batch([1, 3, 2])).then(() => first!.query('COMMIT'))
+    await sleep(200)
+    // Arriving as 2 then 1: in that order it would take plant 2 and wait for plant 1.
+    await second!.query('BEGIN')
+    const secondDone = second!.query(createBatchSql, batch([2, 1])).then(() => second!.query('COMMIT'))
+    await sleep(200)
+    await holder!.query('ROLLBACK')
+
+    const outcomes = await Promise.allSettled([firstDone, secondDone])
+    assert.deepEqual(outcomes.map((outcome) => outcome.status === 'rejected' ? String(outcome.reason) : 'ok'), ['ok', 'ok'])
+    const stored = await holder!.query<{ id: string }>('SELECT id FROM plants ORDER BY id')
+    assert.deepEqual(stored.rows.map((row) => Number(row.id)), [1, 2, 3])
+  })
+})
