@@ -16,9 +16,11 @@ export class PostgresPlants implements PlantStore {
 
   constructor (db: PostgresDatabase, onBatch?: (creates: number) => void) {
     this.#db = db
-    // Several batches in flight at once keep the pool's connections busy while each waits on its commit.
+    // One batch at a time: what arrives while it commits is the next one, so batches grow with the load
+    // and PostgreSQL pays its per-statement and per-commit cost once per batch. With four in flight the
+    // batches were smaller, and under saturated creates PostgreSQL spent 160–300 µs of CPU per create
+    // against 100–155 µs with one (six alternating runs on two cores).
     this.#creates = new GroupCommit((plants: Plant[]) => this.#createBatch(plants), {
-      maxInFlight: 4,
       onBatch: (plants) => onBatch?.(plants.length)
     })
   }
