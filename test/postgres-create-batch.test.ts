@@ -11,7 +11,7 @@ const skip = process.env.PLANTSTORE_TEST_POSTGRES_URL === undefined ? 'PLANTSTOR
 
 const batch = (ids: number[]) => createBatchParams(ids.map((id) => ({ id: BigInt(id), name: `plant ${id}` })), Date.now())
 
-describe('create batches on PostgreSQL', { skip }, () => {
+describe('create and import batches on PostgreSQL', { skip }, () => {
   test('two batches whose ids cross never deadlock: each locks its ids in the same order', async (t) => {
     const url = await freshDatabase('postgres:fresh')
     await (await openStore(parseDatabaseUrl(url))).close() // migrates
@@ -35,5 +35,34 @@ describe('create batches on PostgreSQL', { skip }, () => {
     assert.deepEqual(outcomes.map((outcome) => outcome.status === 'rejected' ? String(outcome.reason) : 'ok'), ['ok', 'ok'])
     const stored = await holder!.query<{ id: string }>('SELECT id FROM plants ORDER BY id')
     assert.deepEqual(stored.rows.map((row) => Number(row.id)), [1, 2, 3])
+  })
+
+  test('an import beside creates never deadlocks with them: it too takes its ids in order', async (t) => {
+    const url = await freshDatabase('postgres:fresh')
+    const store = await openStore(parseDatabaseUrl(url))
+    const [holder, creator] = [0, 1].map(() => new pg.Client({ connectionString: url }))
+    await Promise.all([holder, creator].map((client) => client!.connect()))
+    t.after(async () => {
+      await Promise.all([holder, creator].map((client) => client!.end()))
+      await store.close()
+    })
+
+    // The creates' batch takes plant 1, then waits on plant 2, which another writer holds.
+    await holder!.query('BEGIN')
+    await holder!.query('INSERT INTO plants (id, name, created_at) VALUES (2, $1, 0)', ['held'])
+    await creator!.query('BEGIN')
+    const created = creator!.query(createBatchSql, batch([1, 2, 3])).then(() => creator!.query('COMMIT'))
+    await sleep(200)
+    // The file lists plant 3 before plant 1: in that order the import would hold 3 and wait on 1.
+    const imported = store.bulk.importPlants([{ id: 3n, name: 'plant 3' }, { id: 1n, name: 'plant 1' }], { onConflict: 'skip', notify: false })
+    await sleep(200)
+    await holder!.query('ROLLBACK')
+
+    const outcomes = await Promise.allSettled([created, imported])
+    assert.deepEqual(outcomes.map((outcome) => outcome.status === 'rejected' ? String(outcome.reason) : 'ok'), ['ok', 'ok'])
+    // Sorting by id keeps a repeated id's first occurrence first.
+    assert.deepEqual(await store.bulk.importPlants([{ id: 7n, name: 'first' }, { id: 5n, name: 'five' }, { id: 7n, name: 'second' }], { onConflict: 'skip', notify: false }),
+      { created: 2, identical: 0, kept: 1, replaced: 0 })
+    assert.equal((await holder!.query<{ name: string }>('SELECT name FROM plants WHERE id = 7')).rows[0]!.name, 'first')
   })
 })

@@ -14,8 +14,14 @@ function copyText (value: string | null): string {
   return value === null ? '\\N' : value.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'))
 }
 
+/**
+ * A batch's new plants, inserted in id order as the creates' batches are (create-batch.ts), so that an
+ * import beside creates, or beside another import, never deadlocks with them; a repeated id keeps its
+ * first occurrence (ord).
+ */
 const insertBatchSql = `INSERT INTO plants (id, name, tag, created_at)
-  SELECT id, name, tag, $4 FROM unnest($1::bigint[], $2::text[], $3::text[]) AS t (id, name, tag)
+  SELECT id, name, tag, $4 FROM unnest($1::bigint[], $2::text[], $3::text[]) WITH ORDINALITY AS t (id, name, tag, ord)
+  ORDER BY id, ord
   ON CONFLICT (id) DO NOTHING RETURNING id`
 
 /** Moving data on PostgreSQL: batches as single statements, and COPY for a whole store's plants. */
@@ -69,15 +75,16 @@ export class PostgresBulk implements BulkStore {
       [rest.map((plant) => plant.id.toString())])).rows.map((row) => [row.id, toPlant(row)]))
     const result: ImportResult = { created: created.size, identical: 0, kept: 0, replaced: 0 }
     const replacing: Plant[] = []
-    // Each created plant once: a batch may repeat an id, and its first occurrence created the plant.
-    const news: Plant[] = []
+    // Each created plant once: a batch may repeat an id, and its first occurrence created the plant,
+    // which a later occurrence is then weighed against.
+    const news = new Map<bigint, Plant>()
     for (let i = 0; i < plants.length; i++) {
       const plant = plants[i]!
       if (created.delete(plant.id)) {
-        news.push(plant)
+        news.set(plant.id, plant)
         continue
       }
-      if (sameOrConflict(plant, stored.get(plant.id) ?? plant).kind === 'replayed') result.identical++
+      if (sameOrConflict(plant, stored.get(plant.id) ?? news.get(plant.id) ?? plant).kind === 'replayed') result.identical++
       else if (onConflict === 'skip') result.kept++
       else if (onConflict === 'replace') replacing.push(plant)
       else return { ...result, conflictAt: i }
@@ -88,12 +95,12 @@ export class PostgresBulk implements BulkStore {
       [replacing.map((p) => p.id.toString()), replacing.map((p) => p.name), replacing.map((p) => p.tag ?? null)])
       result.replaced = replacing.length
     }
-    if (notify && news.length > 0) {
+    if (notify && news.size > 0) {
       await client.query(`INSERT INTO webhook_deliveries (message_id, subscription_id, plant_id, payload, created_at, next_attempt_at)
         SELECT e.message_id, s.id, e.plant_id, e.payload, $4, $4
         FROM unnest($1::text[], $2::bigint[], $3::text[]) AS e (message_id, plant_id, payload)
         CROSS JOIN webhook_subscriptions s WHERE s.removed_at IS NULL`,
-      [news.map(() => newMessageId()), news.map((p) => p.id.toString()), news.map((p) => newPlantJson(p)), now])
+      [[...news.values()].map(() => newMessageId()), [...news.keys()].map((id) => id.toString()), [...news.values()].map((p) => newPlantJson(p)), now])
     }
     return result
   }
