@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, test } from 'node:test'
+import type { TestContext } from 'node:test'
 import pg from 'pg'
 import { openStore } from '../src/store/open-store.js'
 import { parseDatabaseUrl } from '../src/config.js'
@@ -11,17 +12,28 @@ const skip = process.env.PLANTSTORE_TEST_POSTGRES_URL === undefined ? 'PLANTSTOR
 
 const batch = (ids: number[]) => createBatchParams(ids.map((id) => ({ id: BigInt(id), name: `plant ${id}` })), Date.now())
 
+/** `count` connections to `url`, each ended when the test ends. */
+async function connections (t: TestContext, url: string, count: number): Promise<pg.Client[]> {
+  const clients = Array.from({ length: count }, () => new pg.Client({ connectionString: url }))
+  await Promise.all(clients.map((client) => client.connect()))
+  t.after(() => Promise.all(clients.map((client) => client.end())))
+  return clients
+}
+
+/** Inserts plant `id` in a transaction left open: whoever inserts that id next waits on `client`. */
+async function hold (client: pg.Client, id: number) {
+  await client.query('BEGIN')
+  await client.query('INSERT INTO plants (id, name, created_at) VALUES ($1, $2, 0)', [id, 'held'])
+}
+
 describe('create and import batches on PostgreSQL', { skip }, () => {
   test('two batches whose ids cross never deadlock: each locks its ids in the same order', async (t) => {
     const url = await freshDatabase('postgres:fresh')
     await (await openStore(parseDatabaseUrl(url))).close() // migrates
-    const [holder, first, second] = [0, 1, 2].map(() => new pg.Client({ connectionString: url }))
-    await Promise.all([holder, first, second].map((client) => client!.connect()))
-    t.after(() => Promise.all([holder, first, second].map((client) => client!.end())))
+    const [holder, first, second] = await connections(t, url, 3)
 
     // Another writer holds plant 3 uncommitted, so that the first batch stops there holding plant 1.
-    await holder!.query('BEGIN')
-    await holder!.query('INSERT INTO plants (id, name, created_at) VALUES (3, $1, 0)', ['held'])
+    await hold(holder!, 3)
     await first!.query('BEGIN')
     const firstDone = first!.query(createBatchSql, batch([1, 3, 2])).then(() => first!.query('COMMIT'))
     await sleep(200)
@@ -40,16 +52,11 @@ describe('create and import batches on PostgreSQL', { skip }, () => {
   test('an import beside creates never deadlocks with them: it too takes its ids in order', async (t) => {
     const url = await freshDatabase('postgres:fresh')
     const store = await openStore(parseDatabaseUrl(url))
-    const [holder, creator] = [0, 1].map(() => new pg.Client({ connectionString: url }))
-    await Promise.all([holder, creator].map((client) => client!.connect()))
-    t.after(async () => {
-      await Promise.all([holder, creator].map((client) => client!.end()))
-      await store.close()
-    })
+    t.after(() => store.close())
+    const [holder, creator] = await connections(t, url, 2)
 
     // The creates' batch takes plant 1, then waits on plant 2, which another writer holds.
-    await holder!.query('BEGIN')
-    await holder!.query('INSERT INTO plants (id, name, created_at) VALUES (2, $1, 0)', ['held'])
+    await hold(holder!, 2)
     await creator!.query('BEGIN')
     const created = creator!.query(createBatchSql, batch([1, 2, 3])).then(() => creator!.query('COMMIT'))
     await sleep(200)

@@ -96,11 +96,12 @@ export class PostgresBulk implements BulkStore {
       result.replaced = replacing.length
     }
     if (notify && news.size > 0) {
+      const events = [...news.values()]
       await client.query(`INSERT INTO webhook_deliveries (message_id, subscription_id, plant_id, payload, created_at, next_attempt_at)
         SELECT e.message_id, s.id, e.plant_id, e.payload, $4, $4
         FROM unnest($1::text[], $2::bigint[], $3::text[]) AS e (message_id, plant_id, payload)
         CROSS JOIN webhook_subscriptions s WHERE s.removed_at IS NULL`,
-      [[...news.values()].map(() => newMessageId()), [...news.keys()].map((id) => id.toString()), [...news.values()].map((p) => newPlantJson(p)), now])
+      [events.map(() => newMessageId()), events.map((p) => p.id.toString()), events.map((p) => newPlantJson(p)), now])
     }
     return result
   }
