@@ -1,5 +1,5 @@
 import neostandard from 'neostandard'
 
 export default [
-  ...neostandard({ ts: true, ignores: ['dist/**', 'bench/results/**', 'test-output/**', 'src/client/openapi-types.ts'] })
+  ...neostandard({ ts: true, ignores: ['dist/**', 'bench/results/**', 'test-output/**', 'packages/client/src/openapi-types.ts', 'packages/client/dist/**'] })
 ]

@@ -67,6 +67,7 @@ const NODE_FLAGS = ['--max-semi-space-size=8']
 
 /** `plantstore serve` with default settings (durable: WAL, synchronous=FULL) on a new database. */
 export async function startPlantstore (name: string, database: string, cleanup = () => {}): Promise<BenchServer> {
+  execFileSync(process.execPath, [cli, 'migrate', '--database', database])
   const token = execFileSync(process.execPath, [cli, 'tokens', 'create', '--name', 'bench', '--database', database], { encoding: 'utf8' }).trim()
   const started = await startProcess(name, [...NODE_FLAGS, cli, 'serve', '--database', database], '/healthz', '--port')
   return {
@@ -101,6 +102,7 @@ export async function startPrism (): Promise<BenchServer> {
 export async function startLadder (rung: string): Promise<BenchServer> {
   const dir = mkdtempSync(join(tmpdir(), 'plantstore-ladder-'))
   const database = `sqlite:${join(dir, 'plants.db')}`
+  execFileSync(process.execPath, [cli, 'migrate', '--database', database])
   const token = execFileSync(process.execPath, [cli, 'tokens', 'create', '--name', 'bench', '--database', database], { encoding: 'utf8' }).trim()
   const started = await startProcess(`ladder: ${rung}`, ['--import', 'tsx', 'bench/ladder-server.ts', rung, database, token], '/healthz', '--port')
   return {

@@ -2,6 +2,7 @@ import { format } from 'node:util'
 
 /** An error the API answers with: HTTP status, stable code (PRODUCT.md) and the Error body's message. */
 export class ApiError extends Error {
+  override name = 'ApiError'
   readonly status: number
   readonly code: number
   readonly headers: Record<string, string>
@@ -14,51 +15,69 @@ export class ApiError extends Error {
   }
 }
 
+/** One row of the error table, as docs/errors.md shows it (generated from this file). */
+export interface ErrorRow { name: string, code: number, status: number, meaning: string }
+export const ERROR_TABLE: ErrorRow[] = []
+
 /** Declares one row of the error table: `new PlantConflict(id)` fills the `%s` of the message. */
-function apiError (code: number, status: number, template: string, headers: Record<string, string> = {}) {
-  return class extends ApiError {
+function apiError (name: string, code: number, status: number, meaning: string, template: string, headers: Record<string, string> = {}) {
+  ERROR_TABLE.push({ name, code, status, meaning })
+  const declared = class extends ApiError {
     constructor (...args: unknown[]) {
       super(status, code, format(template, ...args), headers)
+      this.name = name
     }
   }
+  return declared
+}
+
+/** A row whose class builds its own message and headers. */
+function row (name: string, code: number, status: number, meaning: string) {
+  ERROR_TABLE.push({ name, code, status, meaning })
 }
 
 // The codes of PRODUCT.md, in its order.
-export const InvalidJson = apiError(1000, 400, 'body is not valid JSON: %s')
-export const SchemaMismatch = apiError(1001, 400, '%s')
-export const UnsupportedMediaType = apiError(1002, 415, 'content type %s is not supported; send application/json')
-export const WebhookUrlRefused = apiError(1004, 400, 'webhook URL refused: %s')
-export const BodyTooLarge = apiError(1003, 413, 'body is larger than the limit of %d bytes')
-export const MissingCredentials = apiError(2000, 401, 'bearer token required', {
+export const InvalidJson = apiError('InvalidJson', 1000, 400, 'body is not valid JSON (or the request is not valid HTTP)', 'body is not valid JSON: %s')
+export const SchemaMismatch = apiError('SchemaMismatch', 1001, 400, 'body or parameter does not match the schema; the message names the field (`body/id must be an int64 integer`); also 408 when a request does not arrive in time', '%s')
+export const UnsupportedMediaType = apiError('UnsupportedMediaType', 1002, 415, 'a body is present and its content type is not `application/json`', 'content type %s is not supported; send application/json')
+export const BodyTooLarge = apiError('BodyTooLarge', 1003, 413, 'body larger than the limit (64 KiB by default); also 431 for headers over 16 KiB', 'body is larger than the limit of %d bytes')
+export const WebhookUrlRefused = apiError('WebhookUrlRefused', 1004, 400, 'webhook URL refused: not http(s), or its host is or resolves to an address that is not public', 'webhook URL refused: %s')
+export const MissingCredentials = apiError('MissingCredentials', 2000, 401, 'no bearer credentials (missing header, other scheme)', 'bearer token required', {
   'www-authenticate': 'Bearer realm="plantstore"'
 })
-export const InvalidToken = apiError(2001, 401, 'token is unknown, expired or revoked', {
+export const InvalidToken = apiError('InvalidToken', 2001, 401, 'token unknown, expired or revoked', 'token is unknown, expired or revoked', {
   'www-authenticate': 'Bearer realm="plantstore", error="invalid_token", error_description="the token is unknown, expired or revoked"'
 })
+row('InsufficientScope', 2002, 403, 'token lacks the scope (`WWW-Authenticate` names it)')
 export class InsufficientScope extends ApiError {
+  override name = 'InsufficientScope'
   constructor (scope: string) {
     super(403, 2002, `token lacks the scope ${scope}`, {
       'www-authenticate': `Bearer realm="plantstore", error="insufficient_scope", scope="${scope}"`
     })
   }
 }
-export const MalformedAuthorization = apiError(2003, 400, 'malformed Authorization header: %s', {
+export const MalformedAuthorization = apiError('MalformedAuthorization', 2003, 400, 'malformed Authorization header', 'malformed Authorization header: %s', {
   'www-authenticate': 'Bearer realm="plantstore", error="invalid_request"'
 })
-export const NotFound = apiError(3000, 404, '%s')
-export const PlantConflict = apiError(3001, 409, 'plant %s exists with different content')
-export const PreconditionFailed = apiError(3002, 412, 'If-Match %s does not match the current ETag %s')
+export const NotFound = apiError('NotFound', 3000, 404, 'no such plant, subscription or route', '%s')
+export const PlantConflict = apiError('PlantConflict', 3001, 409, 'plant id exists with different content', 'plant %s exists with different content')
+export const PreconditionFailed = apiError('PreconditionFailed', 3002, 412, '`If-Match` does not match the plant\'s current `ETag`', 'If-Match %s does not match the current ETag %s')
+row('MethodNotAllowed', 3003, 405, 'the path exists but not with this method (`Allow` lists the methods it has)')
 export class MethodNotAllowed extends ApiError {
+  override name = 'MethodNotAllowed'
   constructor (method: string, path: string, allowed: string[]) {
     super(405, 3003, `${method} is not allowed on ${path}; it allows ${allowed.join(', ')}`, { allow: allowed.join(', ') })
   }
 }
+row('TooManyRequests', 4000, 429, 'too many requests (`Retry-After` set)')
 export class TooManyRequests extends ApiError {
+  override name = 'TooManyRequests'
   constructor (retryAfterSeconds: number, message = 'too many requests') {
     super(429, 4000, message, { 'retry-after': String(retryAfterSeconds) })
   }
 }
-export const InternalError = apiError(5000, 500, 'internal error (request id %s)')
-export const StorageUnavailable = apiError(5001, 503, 'storage unavailable or overloaded; retry later', {
+export const InternalError = apiError('InternalError', 5000, 500, 'internal error; the log entry has the request id the answer carries in `x-request-id`', 'internal error (request id %s)')
+export const StorageUnavailable = apiError('StorageUnavailable', 5001, 503, 'storage unavailable or overloaded (`Retry-After` set)', 'storage unavailable or overloaded; retry later', {
   'retry-after': '1'
 })

@@ -27,7 +27,7 @@ describe('webhooks from the command line', () => {
     assert.deepEqual(JSON.parse((await run(['webhooks', 'list', '--json', '--database', database])).stdout), [])
     for (const bad of ['ftp://example.test/x', 'not a url', 'file:///etc/passwd']) {
       const refused = await run(['webhooks', 'add', bad, '--database', database])
-      assert.equal(refused.code, 1)
+      assert.equal(refused.code, 2)
       assert.match(refused.stderr, /^plantstore: invalid webhook URL/)
     }
     assert.equal((await run(['webhooks', 'remove', '999', '--database', database])).code, 1)

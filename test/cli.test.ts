@@ -98,10 +98,10 @@ describe('the plantstore executable', () => {
     ['an unknown scope', ['tokens', 'create', '--name', 'x', '--scope', 'admin', '--database', 'sqlite::memory:'], {}, /unknown --scope admin/],
     ['a bad lifetime', ['tokens', 'create', '--name', 'x', '--expires-in', 'soon', '--database', 'sqlite::memory:'], {}, /invalid --expires-in soon/]
   ] as const) {
-    test(`${label} stops with one clear line and exit code 1`, async () => {
+    test(`${label} stops with one clear line and exit code 2 (usage or configuration)`, async () => {
       const result = await run([...args], env)
-      assert.equal(result.code, 1)
-      const lines = result.stderr.trim().split('\n').filter((line) => !line.startsWith('(add --help'))
+      assert.equal(result.code, 2)
+      const lines = result.stderr.trim().split('\n')
       assert.equal(lines.length, 1, result.stderr)
       assert.match(lines[0]!, pattern)
     })

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 // Through the package's own export, as a user imports it: the built client and its generated types.
-import { createPlantStoreClient, PlantStoreError } from 'plantstore/client'
+import { createPlantStoreClient, PlantStoreError } from '@plantstore/client'
 import { build, createToken } from './helper.js'
 import { startReceiver, waitFor } from './receiver.js'
 

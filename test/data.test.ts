@@ -184,7 +184,7 @@ describe('plantstore backup', () => {
     assert.match(result.stderr, /backed up \d+ pages to .*backup\.db; integrity_check ok/)
     const ids = new Set((await run(['export', '--database', `sqlite:${backup}`])).stdout.trim().split('\n').map((line) => Number(/"id":(\d+)/.exec(line)![1])))
     assert.deepEqual(before.filter((id) => !ids.has(id)), [], 'every plant acknowledged before the backup is in it')
-    assert.equal((await run(['backup', backup, '--database', database])).code, 1, 'an existing file is not overwritten')
+    assert.equal((await run(['backup', backup, '--database', database])).code, 2, 'an existing file is not overwritten')
   })
 
   test('on PostgreSQL it points at pg_dump (exit 2)', { skip: DATABASES.postgres === undefined ? 'no PostgreSQL' : false }, async () => {

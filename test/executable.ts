@@ -1,4 +1,4 @@
-import { execFile, spawn } from 'node:child_process'
+import { execFile, execFileSync, spawn } from 'node:child_process'
 import type { ChildProcessWithoutNullStreams } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -7,14 +7,21 @@ import { after } from 'node:test'
 import { fileURLToPath } from 'node:url'
 
 // The built executable, as `npm ci` leaves it and package.json's bin names it.
-const executable = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url))
+const executable = fileURLToPath(new URL('../bin/plantstore.js', import.meta.url))
 export const workdir = mkdtempSync(join(tmpdir(), 'plantstore-cli-'))
 after(() => rmSync(workdir, { recursive: true, force: true }))
-let dbCount = 0
-export const newDatabase = () => `sqlite:${join(workdir, `store-${++dbCount}`, 'plants.db')}`
-
 // A clean environment, so that a developer's PLANTSTORE_* settings cannot leak into the tests.
 const baseEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('PLANTSTORE_')))
+
+let dbCount = 0
+/** A new SQLite file's URL, with no file there yet: only serve and migrate create one. */
+export const newDatabaseUrl = () => `sqlite:${join(workdir, `store-${++dbCount}`, 'plants.db')}`
+/** A new, empty (migrated) SQLite store's URL. */
+export function newDatabase () {
+  const url = newDatabaseUrl()
+  execFileSync(process.execPath, [executable, 'migrate', '--database', url], { env: baseEnv })
+  return url
+}
 
 export function run (args: string[], env: Record<string, string> = {}) {
   return new Promise<{ code: number, stdout: string, stderr: string }>((resolve) => {
@@ -39,7 +46,16 @@ export interface Server {
 
 /** Starts `plantstore serve` on a free port and waits for its "listening" log line. */
 export function serve (database: string, extra: string[] = []): Promise<Server> {
-  const child = spawn(process.execPath, [executable, 'serve', '--port', '0', '--database', database, ...extra], { env: baseEnv })
+  return startServe(['--database', database, ...extra])
+}
+
+/** Starts `plantstore serve` in `cwd`, on its default store there (./data/plantstore.db). */
+export function serveIn (cwd: string, extra: string[] = []): Promise<Server> {
+  return startServe(extra, cwd)
+}
+
+function startServe (args: string[], cwd?: string): Promise<Server> {
+  const child = spawn(process.execPath, [executable, 'serve', '--port', '0', ...args], { env: baseEnv, cwd })
   children.add(child)
   let stdout = ''
   let stderr = ''

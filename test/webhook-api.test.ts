@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { Writable } from 'node:stream'
 import { describe, test } from 'node:test'
 import { Webhook } from 'standardwebhooks'
-import { checkWebhookUrl, publicOnlyLookup } from '../src/webhooks/address-policy.js'
+import { checkWebhookUrl, isPublicAddress, publicOnlyLookup } from '../src/webhooks/address-policy.js'
 import { build, createToken, DATABASES } from './helper.js'
 import type { App } from './helper.js'
 import { startReceiver, waitFor } from './receiver.js'
@@ -125,11 +125,15 @@ for (const [db, database] of Object.entries(DATABASES)) {
   })
 }
 
+// IANA special-purpose ranges, and IPv4 loopback or metadata addresses wrapped in each IPv6 transition form.
+const SPECIAL_PURPOSE = ['::127.0.0.1', '64:ff9b::169.254.169.254', '2002:7f00:1::', '::ffff:0:127.0.0.1', '2001:0:4136:e378:8000:63bf:80ff:fffe',
+  '100.64.0.1', '198.18.0.1', '224.0.0.1', '255.255.255.255', '240.0.0.1', 'fec0::1', '192.0.2.1', '2001:db8::1', 'ff02::1', '100::1']
+
 describe('server-side request forgery', () => {
   const REFUSED = ['http://127.0.0.1/hook', 'http://localhost:8080/hook', 'http://[::1]/hook', 'http://10.1.2.3/hook', 'http://172.16.5.4/hook',
     'http://172.31.255.255/hook', 'http://192.168.1.1/hook', 'http://169.254.169.254/latest/meta-data', 'http://0.0.0.0/hook',
     'http://[fc00::1]/hook', 'http://[fd12:3456::1]/hook', 'http://[fe80::1]/hook', 'http://[::ffff:127.0.0.1]/hook', 'http://2130706433/hook',
-    'ftp://example.com/hook', 'file:///etc/passwd', 'not a url']
+    'ftp://example.com/hook', 'file:///etc/passwd', 'not a url', ...SPECIAL_PURPOSE.map((address) => `http://${address.includes(':') ? `[${address}]` : address}/hook`)]
 
   test('every private, loopback, link-local or unspecified form, and every non-http scheme, is 400 code 1004', async (t) => {
     const app = await build(t)
@@ -138,7 +142,11 @@ describe('server-side request forgery', () => {
       const res = await app.inject({ method: 'POST', url: '/webhooks', headers: { authorization: `Bearer ${manager}` }, payload: { url } })
       assert.deepEqual([res.statusCode, res.json().error], [400, 1004], url)
       assert.match(res.json().message, /^webhook URL refused: /)
+      if (/^http:\/\/[^/]*[.:\]]\d*\//.test(url)) assert.match(res.json().message, /--webhook-allow-private/, 'an address refusal says how operators allow it')
     }
+    for (const address of SPECIAL_PURPOSE) assert.equal(isPublicAddress(address), false, `${address} is judged at delivery too`)
+    assert.equal(isPublicAddress('2002:5db8:d822::1'), true, '6to4 of a public IPv4 address is public')
+    assert.equal(isPublicAddress('2606:4700::1111'), true)
     assert.deepEqual((await app.inject({ url: '/webhooks', headers: { authorization: `Bearer ${manager}` } })).json(), [], 'none was stored')
     // Public addresses pass (an address literal needs no DNS).
     assert.equal(await checkWebhookUrl('https://93.184.216.34/hook', false), 'https://93.184.216.34/hook')
@@ -155,7 +163,8 @@ describe('server-side request forgery', () => {
     await app.inject({ method: 'POST', url: '/plants', headers: { authorization: `Bearer ${writer}` }, payload: { id: 1, name: 'Fern' } })
     await waitFor(async () => (await app.store.webhooks.listDeliveries({ limit: 1, subscriptionId: integrators.id }))[0]?.state === 'failed', 5000, 'a refused attempt')
     const [refused] = await app.store.webhooks.listDeliveries({ limit: 1, subscriptionId: integrators.id })
-    assert.match(String(refused!.lastError), /address refused: localhost resolves to 127\.0\.0\.1/)
+    assert.match(String(refused!.lastError), /address refused: localhost resolves to an address that is not public \(.*--webhook-allow-private\)/)
+    assert.doesNotMatch(String(refused!.lastError), /127\.0\.0\.1/, 'a refusal never says what a name resolved to')
     assert.equal(receiver.received.length, 0)
     await new Promise<void>((resolve, reject) => publicOnlyLookup('localhost', {}, (error) => (error === null ? reject(new Error('resolved')) : resolve())))
 

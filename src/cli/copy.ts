@@ -1,4 +1,5 @@
-import { displayUrl, openForData } from './data.js'
+import { displayUrl } from './data.js'
+import { openForCommand } from './store-access.js'
 import { Progress } from './progress.js'
 import { InputError, UsageError } from './usage-error.js'
 
@@ -11,9 +12,9 @@ const BATCH = 10_000
  */
 export async function runCopy ({ from, to, quiet }: { from: string, to: string, quiet?: boolean }) {
   if (from === to) throw new UsageError('--from and --to name the same store', 2)
-  const source = await openForData(from, '--from')
+  const source = await openForCommand(from, { flag: '--from' })
   try {
-    const target = await openForData(to, '--to')
+    const target = await openForCommand(to, { flag: '--to', create: true })
     try {
       const held = await target.bulk.contents()
       const nonEmpty = Object.entries(held).filter(([, count]) => count > 0)
@@ -24,7 +25,7 @@ export async function runCopy ({ from, to, quiet }: { from: string, to: string, 
       const metadata = await source.bulk.metadata()
       const progress = new Progress('copied', { quiet, total: contents.plants })
       await target.bulk.restore(source.bulk.plants(BATCH), metadata, (count) => progress.add(count))
-      progress.done(`copied ${progress.count} plants, ${metadata.tokens.length} tokens, ${metadata.subscriptions.length} webhook subscriptions ` +
+      progress.done(`copied ${progress.count} plants, ${metadata.tokens.length} tokens, ${metadata.subscriptions.filter((row) => row.removed_at === null).length} webhook subscriptions ` +
         `and ${metadata.deliveries.length} undelivered events from ${displayUrl(from)} to ${displayUrl(to)}`)
     } finally {
       await target.close()

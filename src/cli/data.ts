@@ -1,22 +1,8 @@
 import { Option } from 'commander'
 import type { Command } from 'commander'
-import { ConfigError, parseDatabaseUrl, SETTINGS } from '../config.js'
-import { openStore, StoreOpenError } from '../store/open-store.js'
-import type { Store } from '../store/store.js'
 import { databaseOption } from './options.js'
-import { UsageError } from './usage-error.js'
 
 const quietOption = () => new Option('--quiet', 'no progress and no summary on stderr')
-
-/** Opens a store for a data command: a bad URL or an unreachable database is a configuration error (exit 2). */
-export async function openForData (url: string | undefined, flag = '--database'): Promise<Store> {
-  try {
-    return await openStore(parseDatabaseUrl(url ?? SETTINGS.database[2]))
-  } catch (error) {
-    if (error instanceof ConfigError || error instanceof StoreOpenError) throw new UsageError(error.message.replace('--database', flag), 2)
-    throw error
-  }
-}
 
 /** A database URL fit to print: its password hidden. */
 export function displayUrl (url: string): string {
@@ -28,9 +14,7 @@ export function displayUrl (url: string): string {
  * loaded when run). Exit codes: 0 done, 1 stopped by bad input or a conflict, 2 usage or configuration.
  */
 export function registerData (program: Command) {
-  const usage = (command: Command) => command.exitOverride((error) => { throw Object.assign(error, { exitCode: 2 }) })
-
-  usage(program.command('export'))
+  program.command('export')
     .description('write every plant as NDJSON, in id order, each line the body GET /plants/{id} answers')
     .option('--output <file>', 'write to this file (default: stdout)')
     .addOption(databaseOption())
@@ -39,7 +23,7 @@ export function registerData (program: Command) {
       await (await import('./export.js')).runExport(options)
     })
 
-  usage(program.command('import'))
+  program.command('import')
     .description('read NDJSON plants (as export writes them) from a file, or - for stdin, and store them in batches')
     .argument('<file>', 'the NDJSON file, or - for stdin')
     .addOption(new Option('--on-conflict <mode>', 'a plant stored under the same id with other content: fail (stop), skip (keep the stored one) or replace')
@@ -52,7 +36,7 @@ export function registerData (program: Command) {
       await (await import('./import.js')).runImport(file, options)
     })
 
-  usage(program.command('copy'))
+  program.command('copy')
     .description('copy a whole store (plants, tokens, webhook subscriptions, undelivered events) into an empty one')
     .requiredOption('--from <url>', 'the store to copy: sqlite:PATH or postgres://…')
     .requiredOption('--to <url>', 'the empty store to fill: sqlite:PATH or postgres://…')
@@ -61,7 +45,7 @@ export function registerData (program: Command) {
       await (await import('./copy.js')).runCopy(options)
     })
 
-  usage(program.command('backup'))
+  program.command('backup')
     .description('a consistent copy of a live SQLite store, checked with integrity_check (PostgreSQL: use pg_dump)')
     .argument('<file>', 'the new file to write')
     .addOption(databaseOption())

@@ -3,14 +3,14 @@ import { once } from 'node:events'
 import type { Writable } from 'node:stream'
 import { plantJson } from '../contract/plant-json.js'
 import { plantOfRecord } from '../store/store.js'
-import { openForData } from './data.js'
+import { openForCommand } from './store-access.js'
 import { Progress } from './progress.js'
 
 const BATCH = 10_000
 
 /** plantstore export: NDJSON on stdout or --output, streamed (memory stays flat at any size). */
 export async function runExport ({ output, database, quiet }: { output?: string, database?: string, quiet?: boolean }) {
-  const store = await openForData(database)
+  const store = await openForCommand(database)
   try {
     const { plants: total } = await store.bulk.contents()
     const progress = new Progress('exported', { quiet, total })

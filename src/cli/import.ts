@@ -4,7 +4,7 @@ import { operation } from '../contract/document.js'
 import { parseExactJson } from '../contract/exact-json.js'
 import { createBodyValidator } from '../contract/validators.js'
 import type { ConflictMode, ImportResult, Plant } from '../store/store.js'
-import { openForData } from './data.js'
+import { openForCommand } from './store-access.js'
 import { Progress } from './progress.js'
 import { InputError, UsageError } from './usage-error.js'
 
@@ -32,7 +32,7 @@ export async function runImport (file: string, options: Options) {
   }
   const input: Readable = file === '-' ? process.stdin : createReadStream(file, { highWaterMark: 1 << 20 })
   const validate = createBodyValidator(operation('createPlant').schema.body!)
-  const store = await openForData(options.database)
+  const store = await openForCommand(options.database)
   let bytes = 0
   const progress = new Progress('imported', { quiet: options.quiet, total: size === undefined ? undefined : () => bytes / size! })
   const totals: Required<Omit<ImportResult, 'conflictAt'>> = { created: 0, identical: 0, kept: 0, replaced: 0 }
@@ -92,7 +92,7 @@ export async function runImport (file: string, options: Options) {
     }
     await flush()
     progress.done(`imported ${number} lines: ${totals.created} created, ${totals.identical} identical skipped` +
-      (totals.kept > 0 ? `, ${totals.kept} kept` : '') + (totals.replaced > 0 ? `, ${totals.replaced} replaced` : ''))
+      (totals.kept > 0 ? `, ${totals.kept} kept` : '') + (totals.replaced > 0 ? `, ${totals.replaced} replaced` : ''), number)
   } finally {
     await store.close()
     if (file !== '-') input.destroy()

@@ -1,11 +1,12 @@
-#!/usr/bin/env -S node --max-semi-space-size=8
 import { readFileSync } from 'node:fs'
-import { Command } from 'commander'
+import { Command, CommanderError } from 'commander'
 import { ConfigError } from '../config.js'
 import { StoreOpenError } from '../store/open-store.js'
 import { TokenNameTaken } from '../store/store.js'
 import { registerData } from './data.js'
+import { explainFailure } from './failures.js'
 import { registerMigrate } from './migrate.js'
+import { checkRequiredOptions } from './options.js'
 import { registerServe } from './serve.js'
 import { registerTokens } from './tokens.js'
 import { registerWebhooks } from './webhooks.js'
@@ -14,29 +15,42 @@ import { UsageError } from './usage-error.js'
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
 
 // Each command loads what it uses when it runs (the server only for serve, a driver only for its database).
+// Commander's own errors are thrown, not printed, so that every failure is one line written below;
+// set before the commands are added, since they inherit it.
 const program = new Command('plantstore')
   .description('The OpenAPI Plant Store service')
   .version(version, '-V, --version', 'print the version')
-  .showHelpAfterError('(add --help for usage)')
+  .exitOverride()
+  .configureOutput({ outputError: () => {} })
 registerServe(program)
 registerMigrate(program)
 registerTokens(program)
 registerWebhooks(program)
 registerData(program)
+checkRequiredOptions(program)
 
-/** Start-up and command failures: one line naming what is wrong. */
-function explain (error: unknown): string {
-  if (error instanceof ConfigError || error instanceof UsageError || error instanceof TokenNameTaken ||
-    error instanceof StoreOpenError) return error.message
-  const { code, message, address, port } = error as NodeJS.ErrnoException & { address?: string, port?: number }
-  if (code === 'EADDRINUSE') return `cannot listen on ${address}:${port}: the port is already in use (--port, PLANTSTORE_PORT)`
-  if (code === 'EACCES' && port !== undefined) return `cannot listen on ${address}:${port}: permission denied (--port, PLANTSTORE_PORT)`
-  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return `cannot listen on ${address ?? 'that host'}: no such local address (--host, PLANTSTORE_HOST)`
-  return message
+/** The exit code: 0 for help and the version, 2 for usage and configuration, 1 for what failed at run time. */
+function exitCode (error: unknown): number {
+  if (error instanceof CommanderError) return ['commander.helpDisplayed', 'commander.version'].includes(error.code) ? 0 : 2
+  if (error instanceof ConfigError) return 2
+  if (error instanceof StoreOpenError) return error.misconfigured ? 2 : 1
+  if (error instanceof UsageError) return error.exitCode
+  return 1
 }
 
 program.parseAsync().catch((error: unknown) => {
-  // commander has printed its own usage errors already.
-  if (!String((error as { code?: unknown }).code).startsWith('commander.')) process.stderr.write(`plantstore: ${explain(error)}\n`)
-  process.exit((error as { exitCode?: number }).exitCode ?? 1)
+  const code = exitCode(error)
+  // Help and the version are already printed; `plantstore` or a group alone printed its help.
+  const printed = error instanceof CommanderError && (code === 0 || error.code === 'commander.help')
+  if (!printed) {
+    const known = error instanceof CommanderError || error instanceof ConfigError || error instanceof UsageError ||
+      error instanceof TokenNameTaken || error instanceof StoreOpenError
+    process.stderr.write(`plantstore: ${known ? oneLine((error as Error).message) : explainFailure(error)}\n`)
+  }
+  process.exit(code)
 })
+
+/** Commander's messages start with "error: " and may add a hint on a second line. */
+function oneLine (message: string): string {
+  return message.replace(/^error: /, '').split('\n').map((line) => line.trim()).filter(Boolean).join(' ')
+}

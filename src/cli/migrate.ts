@@ -8,7 +8,7 @@ export function registerMigrate (program: Command) {
     .description('apply pending database migrations, then exit')
     .addOption(databaseOption())
     .action(async ({ database }: { database?: string }) => {
-      await withStore(database, async () => {})
+      await withStore(database, async () => {}, { create: true })
       process.stdout.write('migrations applied\n')
     })
 }

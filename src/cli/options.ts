@@ -1,4 +1,5 @@
 import { Option } from 'commander'
+import type { Command } from 'commander'
 import { SETTINGS } from '../config.js'
 import type { RawConfig } from '../config.js'
 
@@ -11,3 +12,23 @@ export function settingOption (setting: keyof RawConfig): Option {
 }
 
 export const databaseOption = () => settingOption('database')
+
+/**
+ * Commander checks required options before unknown ones, so `tokens create --bogus` said "--name not
+ * specified" and never named the bad flag. Required options are checked here instead, after parsing.
+ */
+export function checkRequiredOptions (program: Command) {
+  const required = new Map<Command, Option[]>()
+  const walk = (command: Command) => {
+    const options = command.options.filter((option) => option.mandatory)
+    for (const option of options) option.mandatory = false
+    if (options.length > 0) required.set(command, options)
+    command.commands.forEach(walk)
+  }
+  walk(program)
+  program.hook('preAction', (_program, command) => {
+    for (const option of required.get(command) ?? []) {
+      if (command.getOptionValue(option.attributeName()) === undefined) command.error(`required option '${option.flags}' not specified`)
+    }
+  })
+}

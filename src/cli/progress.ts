@@ -44,11 +44,15 @@ export class Progress {
     process.stderr.write(`\r\x1b[K${this.#label} ${this.#count.toLocaleString('en')} · ${Math.round(rate).toLocaleString('en')}/s${left}`)
   }
 
-  /** Clears the live line and prints `summary` (with the time taken and rate), unless quiet. */
-  done (summary: string) {
+  /**
+   * Clears the live line and prints `summary`, the time taken and the rate, unless quiet. The rate is
+   * `count` (what the summary counts) over the seconds as printed, so a reader's division gives it back.
+   */
+  done (summary: string, count = this.#count) {
     if (this.#live) process.stderr.write('\r\x1b[K')
     if (this.#quiet) return
-    const rate = Math.round(this.#count / Math.max(this.seconds, 0.001)).toLocaleString('en')
-    process.stderr.write(`${summary} in ${this.seconds.toFixed(2)} s (${rate}/s)\n`)
+    const seconds = Math.max(0.01, Math.round(this.seconds * 100) / 100)
+    const rate = Math.round(count / seconds).toLocaleString('en')
+    process.stderr.write(`${summary} in ${seconds.toFixed(2)} s (${rate}/s)\n`)
   }
 }

@@ -1,10 +1,40 @@
 import { parseDatabaseUrl, SETTINGS } from '../config.js'
-import { openStore } from '../store/open-store.js'
+import { openStore, StoreOpenError } from '../store/open-store.js'
+import { StoreMissing } from '../store/store.js'
 import type { Store } from '../store/store.js'
+import { UsageError } from './usage-error.js'
+
+interface OpenOptions {
+  /** The flag that named the URL, for the error line (`--from`, `--to`). */
+  flag?: string
+  /** Only migrate and a copy's target create a store; every other command refuses a missing SQLite file. */
+  create?: boolean
+}
+
+/**
+ * Opens the store a command names (or the default). A bad URL or a missing SQLite file is a usage
+ * error (exit 2); a store that cannot be reached is a runtime failure (exit 1).
+ */
+export async function openForCommand (url: string | undefined, { flag = '--database', create = false }: OpenOptions = {}): Promise<Store> {
+  const rename = (message: string) => flag === '--database' ? message : message.replace(/--database,? \(?PLANTSTORE_DATABASE_URL\)?/, flag)
+  let database
+  try {
+    database = parseDatabaseUrl(url ?? SETTINGS.database[2])
+  } catch (error) {
+    throw new UsageError(rename((error as Error).message), 2)
+  }
+  try {
+    return await openStore(database, { create })
+  } catch (error) {
+    if (error instanceof StoreMissing) throw new UsageError(error.message, 2)
+    if (error instanceof StoreOpenError) throw new UsageError(rename(error.message), error.misconfigured ? 2 : 1)
+    throw error
+  }
+}
 
 /** Opens the store a command's --database names (or the default), runs `use`, and closes it. */
-export async function withStore<T> (database: string | undefined, use: (store: Store) => Promise<T>): Promise<T> {
-  const store = await openStore(parseDatabaseUrl(database ?? SETTINGS.database[2]))
+export async function withStore<T> (database: string | undefined, use: (store: Store) => Promise<T>, options?: OpenOptions): Promise<T> {
+  const store = await openForCommand(database, options)
   try {
     return await use(store)
   } finally {

@@ -27,12 +27,12 @@ export function registerTokens (program: Command) {
     .action(async (options: CreateOptions) => {
       const scopes = options.scope ?? [...DEFAULT_SCOPES]
       const unknown = scopes.find((scope) => !(SCOPES as readonly string[]).includes(scope))
-      if (unknown !== undefined) throw new UsageError(`unknown --scope ${unknown}; expected ${SCOPES.join(', ')}`)
-      if (options.name.trim() === '') throw new UsageError('--name must not be empty')
+      if (unknown !== undefined) throw new UsageError(`unknown --scope ${unknown}; expected ${SCOPES.join(', ')}`, 2)
+      if (options.name.trim() === '') throw new UsageError('--name must not be empty', 2)
       let expiresAt: Date | null = null
       if (options.expiresIn !== undefined) {
         const ms = parseDuration(options.expiresIn)
-        if (ms === undefined) throw new UsageError(`invalid --expires-in ${options.expiresIn}; expected a number and s, m, h, d or w, such as 30d`)
+        if (ms === undefined) throw new UsageError(`invalid --expires-in ${options.expiresIn}; expected a number and s, m, h, d or w, such as 30d`, 2)
         expiresAt = new Date(Date.now() + ms)
       }
       const token = generateToken()

@@ -10,10 +10,10 @@ function checkUrl (text: string): string {
   try {
     url = new URL(text)
   } catch {
-    throw new UsageError(`invalid webhook URL ${text}: expected an absolute http:// or https:// URL`)
+    throw new UsageError(`invalid webhook URL ${text}: expected an absolute http:// or https:// URL`, 2)
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UsageError(`invalid webhook URL ${text}: only http:// and https:// URLs can receive webhooks`)
+    throw new UsageError(`invalid webhook URL ${text}: only http:// and https:// URLs can receive webhooks`, 2)
   }
   return url.href
 }
@@ -55,11 +55,11 @@ export function registerWebhooks (program: Command) {
   webhooks.command('deliveries')
     .description('recent delivery attempts, newest first')
     .option('--json', 'one JSON array')
-    .option('--limit <n>', 'how many (default 50)', '50')
+    .option('--limit <n>', 'how many', '50')
     .addOption(databaseOption())
     .action(async (options: { json?: boolean, limit: string, database?: string }) => {
       const limit = Number(options.limit)
-      if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`invalid --limit ${options.limit}: expected a positive integer`)
+      if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`invalid --limit ${options.limit}: expected a positive integer`, 2)
       const list = await withStore(options.database, (store) => store.webhooks.listDeliveries({ limit }))
       if (options.json === true) return printJson(list)
       printTable(['ID', 'PLANT', 'URL', 'STATE', 'ATTEMPTS', 'LAST STATUS', 'LAST ERROR', 'NEXT TRY'], list.map((d) => [

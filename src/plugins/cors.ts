@@ -15,8 +15,13 @@ export default fp<{ cors: Config['cors'] }>(async (app, { cors }) => {
   if (cors === undefined) return
   await app.register(fastifyCors, {
     origin: cors.origins === '*' ? '*' : [...cors.origins],
-    exposedHeaders: EXPOSED_HEADERS,
     preflight: false
+  })
+  // @fastify/cors sends its exposed headers to every origin, allowed or not; only an allowed one gets them.
+  const exposed = EXPOSED_HEADERS.join(', ')
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (reply.hasHeader('access-control-allow-origin')) reply.header('access-control-expose-headers', exposed)
+    done(null, payload)
   })
   if (cors.origins === '*') {
     // A wildcard answer is the same for every origin, but caches should still key on it.

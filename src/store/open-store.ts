@@ -1,11 +1,26 @@
 import type { DatabaseUrl } from '../config.js'
+import { StoreMissing } from './store.js'
 import type { Store } from './store.js'
 
 /** The store could not be opened: its message names the setting and the reason, for one start-up line. */
-export class StoreOpenError extends Error {}
+export class StoreOpenError extends Error {
+  override name = 'StoreOpenError'
+  /** True when the setting itself is wrong (a path, a password, a database name), not the store's state. */
+  readonly misconfigured: boolean
+
+  constructor (message: string, cause: unknown) {
+    super(message, { cause })
+    const code = (cause as { code?: unknown }).code
+    this.misconfigured = typeof code === 'string' && MISCONFIGURED.has(code)
+  }
+}
+
+const MISCONFIGURED = new Set(['ENOTDIR', 'EEXIST', 'EACCES', 'EPERM', 'EROFS', 'ENOTFOUND', 'SQLITE_NOTADB', '28P01', '3D000', '28000'])
 
 /** Opens and migrates the store a database URL names. */
 export async function openStore (database: DatabaseUrl, options: {
+  /** Whether a missing SQLite file is created (serve, migrate, a copy's target) or refused (StoreMissing). */
+  create?: boolean
   onPoolError?: (error: Error) => void
   /** Told the size of each group-commit batch. */
   onBatch?: (size: number) => void
@@ -14,11 +29,40 @@ export async function openStore (database: DatabaseUrl, options: {
     switch (database.kind) {
       // Each driver is loaded only when its database is used.
       case 'sqlite':
-        return (await import('./sqlite/index.js')).openSqlite({ path: database.path, synchronous: database.synchronous, onBatch: options.onBatch })
+        return (await import('./sqlite/index.js')).openSqlite({
+          path: database.path, synchronous: database.synchronous, create: options.create, onBatch: options.onBatch
+        })
       case 'postgres':
         return await (await import('./postgres/index.js')).openPostgres({ url: database.url, poolSize: database.poolSize, ...options })
     }
   } catch (error) {
-    throw new StoreOpenError(`cannot open the database (--database, PLANTSTORE_DATABASE_URL): ${(error as Error).message}`)
+    if (error instanceof StoreMissing) throw error
+    throw new StoreOpenError(`cannot open the database (--database, PLANTSTORE_DATABASE_URL): ${reason(error)}`, error)
   }
+}
+
+// Drivers' and the file system's codes, in words: a start-up line names the trouble, not an errno.
+const REASONS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused (is the server running, on that host and port?)',
+  ENOTFOUND: 'no such host',
+  ETIMEDOUT: 'the connection timed out',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'the file system is read-only',
+  ENOSPC: 'no space left on the device',
+  ENOTDIR: 'a file stands where a folder is needed',
+  EEXIST: 'a file stands where a folder is needed',
+  SQLITE_CANTOPEN: 'the file cannot be opened',
+  SQLITE_NOTADB: 'the file is not an SQLite database',
+  SQLITE_CORRUPT: 'the file is damaged',
+  '28P01': 'password authentication failed',
+  '3D000': 'the database does not exist',
+  28000: 'the server refused this user'
+}
+
+function reason (error: unknown): string {
+  const { code, path, message } = error as { code?: string, path?: string, message?: string }
+  const words = code === undefined ? undefined : REASONS[code]
+  if (words === undefined) return message ?? String(error)
+  return path === undefined ? words : `${path}: ${words}`
 }

@@ -29,3 +29,12 @@ export interface Store {
   ping (): Promise<void>
   close (): Promise<void>
 }
+
+/** A command that only reads a store was pointed at an SQLite file that does not exist. */
+export class StoreMissing extends Error {
+  override name = 'StoreMissing'
+
+  constructor (path: string) {
+    super(`no store at ${path} (serve or migrate creates one)`)
+  }
+}

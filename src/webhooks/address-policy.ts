@@ -1,21 +1,49 @@
 import { lookup } from 'node:dns'
 import type { LookupAddress, LookupOptions } from 'node:dns'
 import { lookup as lookupAsync } from 'node:dns/promises'
-import { BlockList, isIP } from 'node:net'
+import ipaddr from 'ipaddr.js'
+import type { IPv4, IPv6 } from 'ipaddr.js'
 import { WebhookUrlRefused } from '../errors.js'
 
-// Where a webhook must not point unless the operator allows it: loopback, private, link-local and
-// unspecified addresses, IPv4 and IPv6 (BlockList matches IPv4-mapped IPv6 such as ::ffff:127.0.0.1 too).
-const PRIVATE = new BlockList()
-for (const [network, bits] of [['0.0.0.0', 8], ['127.0.0.0', 8], ['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16], ['169.254.0.0', 16]] as const) {
-  PRIVATE.addSubnet(network, bits, 'ipv4')
-}
-for (const [network, bits] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10]] as const) PRIVATE.addSubnet(network, bits, 'ipv6')
+/** What an operator sets to let webhooks reach private and special-purpose addresses. */
+export const ALLOW_PRIVATE_HINT = 'an operator may allow such targets with --webhook-allow-private'
 
-/** Whether an IP address is loopback, private, link-local or unspecified (anything that is not an address too). */
-export function isPrivateAddress (address: string): boolean {
-  const version = isIP(address)
-  return version === 0 || PRIVATE.check(address, version === 4 ? 'ipv4' : 'ipv6')
+// 2000::/3, the only IPv6 block IANA allocates as global unicast.
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3')
+
+/**
+ * The IPv4 address an IPv6 address carries, where it is one of the transition forms a connection
+ * ends at that IPv4 host through: mapped and translated (::ffff:a.b.c.d, ::ffff:0:a.b.c.d), compatible
+ * (::a.b.c.d), NAT64 (64:ff9b::a.b.c.d), 6to4 (2002:AABB:CCDD::) and Teredo (its client, bits inverted).
+ */
+function embeddedIpv4 (address: IPv6): IPv4 | undefined {
+  const p = address.parts
+  const v4 = (high: number, low: number) => ipaddr.fromByteArray([high >> 8, high & 0xff, low >> 8, low & 0xff]) as IPv4
+  switch (address.range()) {
+    case 'ipv4Mapped': case 'rfc6145': return v4(p[6]!, p[7]!)
+    case 'rfc6052': return address.match(ipaddr.parseCIDR('64:ff9b::/96')) ? v4(p[6]!, p[7]!) : undefined
+    case '6to4': return v4(p[1]!, p[2]!)
+    case 'teredo': return v4(p[6]! ^ 0xffff, p[7]! ^ 0xffff)
+  }
+  // Compatible: the first 96 bits zero (:: and ::1 are judged as themselves).
+  if (p.slice(0, 6).every((part) => part === 0) && (p[6] !== 0 || p[7]! > 1)) return v4(p[6]!, p[7]!)
+  return undefined
+}
+
+/**
+ * Whether an address is globally routable unicast: not in any of IANA's special-purpose IPv4 and
+ * IPv6 ranges (loopback, private, shared, link-local, multicast, broadcast, reserved, documentation,
+ * benchmarking, site-local…), an IPv4 address inside an IPv6 one judged as the IPv4 address it is.
+ * Anything that is not an address is not public.
+ */
+export function isPublicAddress (address: string): boolean {
+  if (!ipaddr.isValid(address)) return false
+  const parsed = ipaddr.parse(address)
+  if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast'
+  const v6 = parsed as IPv6
+  const inner = embeddedIpv4(v6)
+  if (inner !== undefined) return inner.range() === 'unicast'
+  return v6.range() === 'unicast' && v6.match(GLOBAL_UNICAST_V6)
 }
 
 /** A URL's host as an address or name: an IPv6 literal without its brackets. */
@@ -25,8 +53,8 @@ export function hostOf (url: URL): string {
 
 /**
  * Checks a webhook URL an integrator gave (server-side request forgery): http(s) only, and a host
- * that neither is nor resolves to a private address, unless `allowPrivate`. Answers the URL as
- * stored; throws WebhookUrlRefused (400, code 1004) saying why.
+ * that neither is nor resolves to an address that is not public, unless `allowPrivate`. Answers the
+ * URL as stored; throws WebhookUrlRefused (400, code 1004) saying why, never what a name resolved to.
  */
 export async function checkWebhookUrl (text: string, allowPrivate: boolean): Promise<string> {
   let url: URL
@@ -38,9 +66,9 @@ export async function checkWebhookUrl (text: string, allowPrivate: boolean): Pro
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new WebhookUrlRefused(`only http:// and https:// URLs receive webhooks, not ${url.protocol}`)
   if (allowPrivate) return url.href
   const host = hostOf(url)
-  if (host === 'localhost' || host.endsWith('.localhost')) throw new WebhookUrlRefused(`${host} is a loopback host`)
-  if (isIP(host) !== 0) {
-    if (isPrivateAddress(host)) throw new WebhookUrlRefused(`${host} is a loopback, private, link-local or unspecified address`)
+  if (host === 'localhost' || host.endsWith('.localhost')) throw new WebhookUrlRefused(`${host} is a loopback host; ${ALLOW_PRIVATE_HINT}`)
+  if (ipaddr.isValid(host)) {
+    if (!isPublicAddress(host)) throw new WebhookUrlRefused(`${host} is not a public address; ${ALLOW_PRIVATE_HINT}`)
     return url.href
   }
   let addresses: LookupAddress[]
@@ -49,24 +77,24 @@ export async function checkWebhookUrl (text: string, allowPrivate: boolean): Pro
   } catch {
     throw new WebhookUrlRefused(`${host} does not resolve`)
   }
-  const refused = addresses.find((entry) => isPrivateAddress(entry.address))
-  if (refused !== undefined) throw new WebhookUrlRefused(`${host} resolves to ${refused.address}, a loopback, private, link-local or unspecified address`)
+  if (addresses.some((entry) => !isPublicAddress(entry.address))) {
+    throw new WebhookUrlRefused(`${host} resolves to an address that is not public; ${ALLOW_PRIVATE_HINT}`)
+  }
   return url.href
 }
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void
 
 /**
- * A `lookup` for net.connect that refuses private addresses: every connection to an integrator's
- * subscriber resolves its host again and connects only to a public address, so a name that came to
- * point inside the network since the subscription was made cannot be reached.
+ * A `lookup` for net.connect that refuses addresses that are not public: every connection to an
+ * integrator's subscriber resolves its host again, so a name that came to point inside the network
+ * since the subscription was made cannot be reached.
  */
 export function publicOnlyLookup (hostname: string, options: LookupOptions, callback: LookupCallback) {
   lookup(hostname, { ...options, all: true }, (error, addresses) => {
     if (error !== null) return callback(error, [])
-    const refused = addresses.find((entry) => isPrivateAddress(entry.address))
-    if (refused !== undefined) {
-      return callback(Object.assign(new Error(`${hostname} resolves to ${refused.address}, a private address`), { code: 'EADDRREFUSED' }), [])
+    if (addresses.some((entry) => !isPublicAddress(entry.address))) {
+      return callback(Object.assign(new Error(`${hostname} resolves to an address that is not public (${ALLOW_PRIVATE_HINT})`), { code: 'EADDRREFUSED' }), [])
     }
     if (options.all === true) return callback(null, addresses)
     callback(null, addresses[0]!.address, addresses[0]!.family)

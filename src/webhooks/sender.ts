@@ -2,7 +2,7 @@ import { createRequire } from 'node:module'
 import { isIP } from 'node:net'
 import type { Pool as UndiciPool } from 'undici'
 import type { Delivery } from '../store/store.js'
-import { hostOf, isPrivateAddress, publicOnlyLookup } from './address-policy.js'
+import { ALLOW_PRIVATE_HINT, hostOf, isPublicAddress, publicOnlyLookup } from './address-policy.js'
 import { Signer } from './signature.js'
 
 // Only undici's connection pool: the package's index also loads fetch, WebSocket, its cache and its
@@ -20,14 +20,14 @@ export interface AttemptOutcome {
  * Sends one subscriber's deliveries over keep-alive connections (an undici Pool of up to `connections`
  * sockets), each a signed POST (Standard Webhooks) that must be answered within `timeoutMs`. Redirects
  * are not followed: only a 2xx acknowledges. With `publicOnly` (an integrator's subscription), every
- * connection resolves the host again and refuses a private address (address-policy.ts).
+ * connection resolves the host again and refuses an address that is not public (address-policy.ts).
  */
 export class Sender {
   readonly #pool: UndiciPool
   readonly #path: string
   readonly #timeoutMs: number
   #signer: { secrets: string, signer: Signer } | undefined
-  /** Why every attempt is refused: an integrator's URL whose host is a private address literal. */
+  /** Why every attempt is refused: an integrator's URL whose host is an address literal that is not public. */
   readonly #refused: string | undefined
 
   constructor (url: string, { timeoutMs, connections, publicOnly }: { timeoutMs: number, connections: number, publicOnly: boolean }) {
@@ -35,7 +35,7 @@ export class Sender {
     this.#path = `${target.pathname}${target.search}`
     const host = hostOf(target)
     // A literal address is never looked up, so it is checked here.
-    this.#refused = publicOnly && isIP(host) !== 0 && isPrivateAddress(host) ? `address refused: ${host} is a private address` : undefined
+    this.#refused = publicOnly && isIP(host) !== 0 && !isPublicAddress(host) ? `address refused: ${host} is not a public address (${ALLOW_PRIVATE_HINT})` : undefined
     this.#timeoutMs = timeoutMs
     this.#pool = new Pool(target.origin, {
       connections,

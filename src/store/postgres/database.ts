@@ -29,16 +29,25 @@ export function isUnavailable (error: unknown): boolean {
  */
 export function createPool (url: string, poolSize: number, { durableCommits = true } = {}): pg.Pool {
   const pool = new pg.Pool({
-    connectionString: url,
+    connectionString: durableCommits ? url : withSetting(url, 'synchronous_commit=off'),
     max: poolSize,
     connectionTimeoutMillis: 3000,
     idleTimeoutMillis: 30_000,
     statement_timeout: 15_000,
     types
   })
-  // Queued on the new connection before anything the pool hands it out for.
-  if (!durableCommits) pool.on('connect', (client) => { client.query('SET synchronous_commit = off').catch(() => {}) })
   return pool
+}
+
+/**
+ * The URL with a server setting added to its startup `options` (beside any it has): set as the
+ * connection opens, where a SET queued on connect overlapped the pool's first query (pg's
+ * DeprecationWarning on stderr).
+ */
+function withSetting (url: string, setting: string): string {
+  const parsed = new URL(url)
+  parsed.searchParams.set('options', `${parsed.searchParams.get('options') ?? ''} -c ${setting}`.trim())
+  return parsed.href
 }
 
 /** The pool, with driver failures that mean "cannot serve now" turned into StorageUnavailable. */

@@ -1,6 +1,7 @@
-import { mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { GroupCommit } from '../group-commit.js'
+import { StoreMissing } from '../store.js'
 import type { Store } from '../store.js'
 import { asUnavailable, connect, guard } from './connection.js'
 import type { SqliteSynchronous } from './connection.js'
@@ -18,6 +19,8 @@ export type { SqliteSynchronous } from './connection.js'
 export interface SqliteOptions {
   /** `:memory:` or a file path; the file's folder is created. */
   path: string
+  /** False: a file that does not exist is refused (StoreMissing) rather than created. */
+  create?: boolean
   /** FULL by default: a 200 survives a power cut, not only a crash of the process. */
   synchronous?: SqliteSynchronous
   /** Told the creates committed together in each transaction. */
@@ -31,7 +34,10 @@ export interface SqliteOptions {
  * Throws with the driver's reason.
  */
 export function openSqlite (options: SqliteOptions): Store {
-  if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true })
+  if (options.path !== ':memory:') {
+    if (options.create === false && !existsSync(options.path)) throw new StoreMissing(options.path)
+    mkdirSync(dirname(options.path), { recursive: true })
+  }
   const synchronous = options.synchronous ?? 'FULL'
   const db = connect(options.path, synchronous)
   migrateSqlite(db)

@@ -1,10 +1,10 @@
 /**
- * A typed client of the Plant Store API: `import { createPlantStoreClient } from 'plantstore/client'`.
- * Its types come from openapi/plantstore.yaml at build time (openapi-types.ts, by openapi-typescript),
- * so they cannot drift from the document; ids are `bigint` both ways, so no int64 is ever rounded.
+ * A typed client of the Plant Store API: `import { createPlantStoreClient } from '@plantstore/client'`.
+ * Its types come from the service's OpenAPI document at build time (openapi-types.ts, by
+ * openapi-typescript), so they cannot drift from it; ids are `bigint` both ways, so no int64 is ever
+ * rounded. It depends on nothing of the server.
  */
-import { parseExactJson } from '../contract/exact-json.js'
-import { newPlantJson } from '../webhooks/payload.js'
+import { parse as parseLossless } from 'lossless-json'
 import type { components, operations } from './openapi-types.js'
 
 type Schemas = components['schemas']
@@ -46,6 +46,19 @@ export interface ClientOptions {
   /** A bearer token: `ps_…`, or a JWT when the service accepts them. */
   token: string
   fetch?: typeof globalThis.fetch
+}
+
+/** JSON whose integers beyond 2^53 come back as `bigint`, every digit kept. */
+function parseExactJson (text: string): unknown {
+  return parseLossless(text, null, (literal: string) => {
+    const value = Number(literal)
+    return Number.isSafeInteger(value) || !/^-?\d+$/.test(literal) ? value : BigInt(literal)
+  })
+}
+
+/** A plant's create body, its id written digit for digit. */
+function plantBody ({ id, name, tag }: { id: bigint, name: string, tag?: string }): string {
+  return `{"id":${id},"name":${JSON.stringify(name)}${tag === undefined ? '' : `,"tag":${JSON.stringify(tag)}`}}`
 }
 
 function exactId (id: bigint | number): bigint {
@@ -97,7 +110,7 @@ export function createPlantStoreClient ({ baseUrl, token, fetch = globalThis.fet
   return {
     /** POST /plants: 200 with the stored plant, also for an identical replay; 409 for other content. */
     async createPlant (plant: NewPlant): Promise<Plant> {
-      const { value } = await call('POST', '/plants', newPlantJson({ ...plant, id: exactId(plant.id) }))
+      const { value } = await call('POST', '/plants', plantBody({ ...plant, id: exactId(plant.id) }))
       return toPlant(value)
     },
 
