@@ -4,6 +4,7 @@ import { AccessLog } from './access-log.js'
 import { bufferedStdout, lazyChildLogger } from './logging.js'
 import type { Config } from './config.js'
 import auth from './plugins/auth.js'
+import { AuthFailureLimiter } from './plugins/auth-failures.js'
 import { answerClientError, MAX_HEADER_BYTES } from './plugins/client-errors.js'
 import overload from './plugins/overload.js'
 import contract from './plugins/contract.js'
@@ -62,12 +63,16 @@ export async function buildApp (config: Config, options: BuildOptions = {}) {
     frameworkErrors: (error, request, reply) => sendError(error, request, reply)
   })
   accessLog.useLogger(app.log, destination)
+  // Past this many open connections, node:http closes new ones as they arrive: idle sockets cannot
+  // take every file descriptor the process has.
+  app.server.maxConnections = config.maxConnections
   const routes = new RouteTable()
   await app.register(routeTable, { routes })
   await app.register(errorHandler, { routes })
   await app.register(requestId)
   await app.register(cors, { cors: config.cors })
-  await app.register(metricsPlugin, { metrics, settings: config.metrics })
+  const failures = new AuthFailureLimiter(config.limits.authFailures)
+  await app.register(metricsPlugin, { metrics, settings: config.metrics, failures })
   await app.register(store, { database: config.database, metrics })
   await app.register(webhooks, {
     ...config.webhooks,
@@ -77,12 +82,12 @@ export async function buildApp (config: Config, options: BuildOptions = {}) {
   })
   metrics.observeWebhooks({ backlog: () => app.store.webhooks.backlog(), concurrency: () => app.webhooks.concurrency() })
   await app.register(overload, { maxEventLoopDelayMs: config.limits.maxEventLoopDelayMs })
-  await app.register(auth, { authFailureLimit: config.limits.authFailures, rateLimit: config.limits.perToken, jwt: config.jwt })
+  await app.register(auth, { failures, rateLimit: config.limits.perToken, jwt: config.jwt })
   await app.register(contract, { bodyLimit: config.bodyLimit })
-  await app.register(docs)
-  await app.register(operationsRoutes)
-  await app.register(plantRoutes)
-  await app.register(webhookRoutes, { allowPrivate: config.webhooks.allowPrivate })
+  await app.register(docs, { publicUrl: config.publicUrl })
+  await app.register(operationsRoutes, { publicUrl: config.publicUrl })
+  await app.register(plantRoutes, { readCacheBytes: config.caches.readBytes })
+  await app.register(webhookRoutes, { allowPrivate: config.webhooks.allowPrivate, maxPerOwner: config.webhooks.maxPerOwner })
   await app.register(optionsRoutes, { routes, cors: config.cors })
   return app
 }

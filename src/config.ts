@@ -13,6 +13,14 @@ export interface Config {
   readonly logLevel: LogLevel
   /** Largest accepted request body, in bytes. */
   readonly bodyLimit: number
+  /** Bytes the list-page cache may hold, and each process's token cache. */
+  readonly caches: { readonly readBytes: number, readonly tokenBytes: number }
+  /** Open client connections the server accepts at once; past it new ones are closed at once. */
+  readonly maxConnections: number
+  /** The server's public URL, for the document's `servers`; undefined: a relative URL. */
+  readonly publicUrl: string | undefined
+  /** Where the first-start token goes when stderr is not a terminal; undefined: beside the SQLite store. */
+  readonly firstTokenFile: string | undefined
   /** Processes `serve` runs (node:cluster); 1 serves from this process. */
   readonly workers: number
   /** `/metrics`: off, open to anyone who reaches the port, or behind `metricsToken`. */
@@ -42,6 +50,10 @@ export interface Config {
     readonly pollMs: number
     /** Subscriptions made over HTTP may target loopback, private and link-local addresses. */
     readonly allowPrivate: boolean
+    /** Subscriptions one owner may hold. */
+    readonly maxPerOwner: number
+    /** Outbound delivery connections of the process, all subscribers together. */
+    readonly maxConnections: number
   }
 }
 
@@ -76,6 +88,13 @@ export interface RawConfig {
   corsOrigins?: string
   trustProxy?: string
   webhookAllowPrivate?: string
+  webhookMaxPerOwner?: string
+  webhookMaxConnections?: string
+  readCacheSize?: string
+  tokenCacheSize?: string
+  maxConnections?: string
+  publicUrl?: string
+  firstTokenFile?: string
 }
 
 /** Each setting's flag, environment twin, default, argument name and help line: the table `serve --help` shows. */
@@ -87,6 +106,11 @@ export const SETTINGS = {
   logLevel: ['--log-level', 'PLANTSTORE_LOG_LEVEL', 'info', 'level', 'fatal, error, warn, info, debug, trace or silent'],
   bodyLimit: ['--body-limit', 'PLANTSTORE_BODY_LIMIT', '65536', 'bytes', 'largest request body'],
   sqliteSynchronous: ['--sqlite-synchronous', 'PLANTSTORE_SQLITE_SYNCHRONOUS', 'FULL', 'mode', 'SQLite synchronous pragma: FULL, EXTRA, NORMAL or OFF'],
+  readCacheSize: ['--read-cache-size', 'PLANTSTORE_READ_CACHE_SIZE', '8388608', 'bytes', 'memory for cached list pages (0: none)'],
+  tokenCacheSize: ['--token-cache-size', 'PLANTSTORE_TOKEN_CACHE_SIZE', '1048576', 'bytes', 'memory for cached token lookups'],
+  maxConnections: ['--max-connections', 'PLANTSTORE_MAX_CONNECTIONS', '1000', 'n', 'client connections open at once; more are closed as they arrive'],
+  publicUrl: ['--public-url', 'PLANTSTORE_PUBLIC_URL', '', 'url', 'the URL clients reach the service at, for the served document (default: a relative URL)'],
+  firstTokenFile: ['--first-token-file', 'PLANTSTORE_FIRST_TOKEN_FILE', '', 'path', 'where the first-start token is written when stderr is not a terminal (default: first-token beside the SQLite store, or in the working folder)'],
   workers: ['--workers', 'PLANTSTORE_WORKERS', '1', 'n', 'processes sharing the port (node:cluster)'],
   authFailureLimit: ['--auth-failure-limit', 'PLANTSTORE_AUTH_FAILURE_LIMIT', '100', 'n', 'failed authentications per client address per minute before 429 (0: no limit)'],
   rateLimit: ['--rate-limit', 'PLANTSTORE_RATE_LIMIT', '0', 'n', 'requests per token per minute (0: no limit)'],
@@ -105,7 +129,9 @@ export const SETTINGS = {
   webhookConcurrency: ['--webhook-concurrency', 'PLANTSTORE_WEBHOOK_CONCURRENCY', '64', 'n', 'most webhook deliveries in flight per subscriber and process; the number grows toward it while the subscriber answers quickly'],
   webhookRetryBase: ['--webhook-retry-base', 'PLANTSTORE_WEBHOOK_RETRY_BASE', '2s', 'duration', 'wait before the first webhook retry; doubles after each'],
   webhookGiveUpAfter: ['--webhook-give-up-after', 'PLANTSTORE_WEBHOOK_GIVE_UP_AFTER', '3d', 'duration', 'give up an undelivered webhook this long after its event'],
-  webhookAllowPrivate: ['--webhook-allow-private', 'PLANTSTORE_WEBHOOK_ALLOW_PRIVATE', 'false', 'boolean', 'let subscriptions made over HTTP target loopback, private and link-local addresses: true or false']
+  webhookAllowPrivate: ['--webhook-allow-private', 'PLANTSTORE_WEBHOOK_ALLOW_PRIVATE', 'false', 'boolean', 'let subscriptions made over HTTP target loopback, private and special-purpose addresses: true or false'],
+  webhookMaxPerOwner: ['--webhook-max-per-owner', 'PLANTSTORE_WEBHOOK_MAX_PER_OWNER', '25', 'n', 'webhook subscriptions one token (or JWT subject) may hold'],
+  webhookMaxConnections: ['--webhook-max-connections', 'PLANTSTORE_WEBHOOK_MAX_CONNECTIONS', '256', 'n', 'outbound webhook connections of a process, all subscribers together']
 } as const satisfies Record<keyof RawConfig, readonly [string, string, string, string, string]>
 
 /** Bad configuration: its message is the one line start-up prints before exiting. */
@@ -227,6 +253,13 @@ export function loadConfig (raw: RawConfig = {}): Config {
     }),
     logLevel: logLevel as LogLevel,
     bodyLimit: integer('bodyLimit', value('bodyLimit'), 1024, 64 * 1024 * 1024),
+    caches: Object.freeze({
+      readBytes: integer('readCacheSize', value('readCacheSize'), 0, 2 ** 40),
+      tokenBytes: integer('tokenCacheSize', value('tokenCacheSize'), 4096, 2 ** 40)
+    }),
+    maxConnections: integer('maxConnections', value('maxConnections'), 1, 1_000_000),
+    publicUrl: value('publicUrl') === '' ? undefined : httpUrl('publicUrl', value('publicUrl')).replace(/\/$/, ''),
+    firstTokenFile: value('firstTokenFile') === '' ? undefined : value('firstTokenFile'),
     workers: integer('workers', value('workers'), 1, 64),
     metrics: Object.freeze(metricsSettings(value('metrics'), value('metricsToken'))),
     jwt: jwtSettings(value('jwtIssuer'), value('jwtAudience'), value('jwtJwksUrl')),
@@ -246,7 +279,9 @@ export function loadConfig (raw: RawConfig = {}): Config {
       retryBaseMs: duration('webhookRetryBase', value('webhookRetryBase')),
       giveUpAfterMs: duration('webhookGiveUpAfter', value('webhookGiveUpAfter')),
       pollMs: 1000,
-      allowPrivate: boolean('webhookAllowPrivate', String(value('webhookAllowPrivate')))
+      allowPrivate: boolean('webhookAllowPrivate', String(value('webhookAllowPrivate'))),
+      maxPerOwner: integer('webhookMaxPerOwner', value('webhookMaxPerOwner'), 1, 100_000),
+      maxConnections: integer('webhookMaxConnections', value('webhookMaxConnections'), 1, 100_000)
     })
   })
 }

@@ -3,10 +3,7 @@ import { execFile } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
-import { fileURLToPath } from 'node:url'
-import { newDatabase, run, workdir } from './executable.js'
-
-const executable = fileURLToPath(new URL('../bin/plantstore.js', import.meta.url))
+import { executable, newDatabase, run, workdir } from './executable.js'
 
 /** A failure as PRODUCT.md wants it: one line on stderr, naming what is wrong, no errno text alone, no stack. */
 function assertOneLine ({ code, stderr }: { code: number, stderr: string }, exitCode: number, names: RegExp, what: string) {

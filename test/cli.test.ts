@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { createServer } from 'node:net'
+import { dirname, join } from 'node:path'
 import { describe, test } from 'node:test'
-import { createPlant, eventually, newDatabase, run, serve, stop } from './executable.js'
+import { cleanEnv, createPlant, eventually, executable, newDatabase, newDatabaseUrl, run, serve, stop } from './executable.js'
 
 describe('the plantstore executable', () => {
   test('tokens create prints the token alone; serve keeps plants across a SIGTERM and restart', async () => {
@@ -26,24 +29,40 @@ describe('the plantstore executable', () => {
     assert.equal(await stop(second), 0)
   })
 
-  test('the first serve on an empty store prints one token and a working curl line, and never again', async () => {
+  test('the first serve on an empty store, stderr not a terminal: the token goes to an owner-only file the log names, never to a stream', async () => {
     const database = newDatabase()
     const first = await serve(database)
-    await eventually(() => first.stderr().includes('More tokens'))
-    const token = /\n {2}(ps_[A-Za-z0-9_-]{43})\n/.exec(first.stderr())?.[1]
-    assert.ok(token, first.stderr())
-    const curl = first.stderr().split('\n').find((line) => line.trim().startsWith('curl '))
+    await eventually(() => first.stdout().includes('first API token written'))
+    const file = /"file":"([^"]+)"[^\n]*first API token written/.exec(first.stdout())?.[1]
+    assert.ok(file !== undefined, first.stdout())
+    assert.equal(file, join(dirname(database.slice('sqlite:'.length)), 'first-token'), 'beside the SQLite store')
+    assert.equal(statSync(file).mode & 0o777, 0o600, 'readable by its owner only')
+    const text = readFileSync(file, 'utf8')
+    const token = /\n {2}(ps_[A-Za-z0-9_-]{43})\n/.exec(text)?.[1]
+    assert.ok(token, text)
+    assert.doesNotMatch(first.stdout() + first.stderr(), /ps_[A-Za-z0-9_-]{43}/, 'no token in the log or on stderr')
+    const curl = text.split('\n').find((line) => line.trim().startsWith('curl '))
     assert.ok(curl?.includes(first.url) && curl.includes(`Bearer ${token}`), curl)
     const body = /-d '([^']+)'/.exec(curl!)![1]!
-    assert.equal((await createPlant(first.url, token, body)).status, 200, 'the printed curl line works')
+    assert.equal((await createPlant(first.url, token, body)).status, 200, 'the written curl line works')
     await stop(first)
     const second = await serve(database)
-    assert.doesNotMatch(second.stderr(), /ps_/)
+    assert.doesNotMatch(second.stdout() + second.stderr(), /ps_|first API token/)
     await stop(second)
     const list = await run(['tokens', 'list', '--json', '--database', database])
     assert.deepEqual(JSON.parse(list.stdout).map((t: { name: string }) => t.name), ['default'])
     assert.deepEqual(Object.keys(JSON.parse(list.stdout)[0]).sort(), ['createdAt', 'expiresAt', 'id', 'name', 'revokedAt', 'scopes', 'state'],
       'the list shows no token and no hash')
+  })
+
+  test('the first serve with a terminal prints the token there, and writes no file', async () => {
+    const database = newDatabaseUrl()
+    // script(1) gives the command a pseudo-terminal; the server stops itself a second after starting.
+    const command = `timeout -s TERM 2 ${process.execPath} ${executable} serve --port 0 --database ${database}`
+    const { stdout } = await new Promise<{ stdout: string }>((resolve) => execFile('script', ['-qec', command, '/dev/null'], { env: cleanEnv },
+      (_error, stdout) => resolve({ stdout })))
+    assert.match(stdout, /\n {2}ps_[A-Za-z0-9_-]{43}\r?\n/)
+    assert.equal(existsSync(join(dirname(database.slice('sqlite:'.length)), 'first-token')), false)
   })
 
   test('a token revoked from the CLI is refused at once by a running server', async () => {

@@ -7,11 +7,11 @@ import { after } from 'node:test'
 import { fileURLToPath } from 'node:url'
 
 // The built executable, as `npm ci` leaves it and package.json's bin names it.
-const executable = fileURLToPath(new URL('../bin/plantstore.js', import.meta.url))
+export const executable = fileURLToPath(new URL('../bin/plantstore.js', import.meta.url))
 export const workdir = mkdtempSync(join(tmpdir(), 'plantstore-cli-'))
 after(() => rmSync(workdir, { recursive: true, force: true }))
 // A clean environment, so that a developer's PLANTSTORE_* settings cannot leak into the tests.
-const baseEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('PLANTSTORE_')))
+export const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('PLANTSTORE_')))
 
 let dbCount = 0
 /** A new SQLite file's URL, with no file there yet: only serve and migrate create one. */
@@ -19,13 +19,13 @@ export const newDatabaseUrl = () => `sqlite:${join(workdir, `store-${++dbCount}`
 /** A new, empty (migrated) SQLite store's URL. */
 export function newDatabase () {
   const url = newDatabaseUrl()
-  execFileSync(process.execPath, [executable, 'migrate', '--database', url], { env: baseEnv })
+  execFileSync(process.execPath, [executable, 'migrate', '--database', url], { env: cleanEnv })
   return url
 }
 
 export function run (args: string[], env: Record<string, string> = {}) {
   return new Promise<{ code: number, stdout: string, stderr: string }>((resolve) => {
-    execFile(process.execPath, [executable, ...args], { env: { ...baseEnv, ...env } }, (error, stdout, stderr) => {
+    execFile(process.execPath, [executable, ...args], { env: { ...cleanEnv, ...env } }, (error, stdout, stderr) => {
       resolve({ code: error === null ? 0 : (error.code as number), stdout, stderr })
     })
   })
@@ -55,7 +55,7 @@ export function serveIn (cwd: string, extra: string[] = []): Promise<Server> {
 }
 
 function startServe (args: string[], cwd?: string): Promise<Server> {
-  const child = spawn(process.execPath, [executable, 'serve', '--port', '0', ...args], { env: baseEnv, cwd })
+  const child = spawn(process.execPath, [executable, 'serve', '--port', '0', ...args], { env: cleanEnv, cwd })
   children.add(child)
   let stdout = ''
   let stderr = ''

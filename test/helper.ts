@@ -29,7 +29,7 @@ export async function createToken (app: App, options: { scopes?: Scope[], expire
   await app.store.tokens.create({
     name: options.name ?? `test-${++tokenCount}`,
     hash: hashToken(token),
-    scopes: options.scopes ?? [...SCOPES],
+    scopes: options.scopes ?? SCOPES.filter((scope) => scope !== 'webhooks:admin'),
     expiresAt: options.expiresAt ?? null
   })
   return token

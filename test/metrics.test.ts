@@ -58,7 +58,7 @@ test('webhook metrics: backlog and concurrency per subscriber, delivery lag, att
   let up = false
   const receiver = await startReceiver(() => (up ? 200 : 503))
   t.after(() => receiver.close())
-  const subscription = await app.store.webhooks.addSubscription({ url: receiver.url, secret: generateSecret(), operator: true })
+  const subscription = (await app.store.webhooks.addSubscription({ url: receiver.url, secret: generateSecret(), operator: true }))!
   for (let id = 1; id <= 3; id++) await send('POST', '/plants', { id, name: 'Fern' })
   await waitFor(() => receiver.received.length >= 3, 5000, 'the first, failing attempts')
   const backlog = `plantstore_webhook_backlog{subscription="${subscription.id}"}`

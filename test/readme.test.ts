@@ -5,7 +5,7 @@ import { createServer } from 'node:net'
 import { dirname, join } from 'node:path'
 import { test } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { serveIn, workdir } from './executable.js'
+import { executable, serveIn, workdir } from './executable.js'
 
 /**
  * The documentation runs itself: every ```sh block of these pages, in this order, as one shell session
@@ -14,7 +14,6 @@ import { serveIn, workdir } from './executable.js'
  */
 const PAGES = ['README.md', 'docs/webhooks.md', 'docs/moving-data.md']
 const root = fileURLToPath(new URL('../', import.meta.url))
-const executable = join(root, 'bin/plantstore.js')
 
 // Ends each command's output: a line no command prints, the command's number and its exit status.
 const MARKER = /^@@readme-test@@ (\d+) (\d+)$/

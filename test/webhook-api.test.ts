@@ -39,14 +39,14 @@ for (const [db, database] of Object.entries(DATABASES)) {
       const created = await send('POST', '/webhooks', { url: receiver.url, description: 'our shop' })
       assert.equal(created.statusCode, 201)
       const subscription = created.json() as { id: number, url: string, description: string, createdAt: string, secret: string }
-      assert.deepEqual(Object.keys(subscription).sort(), ['createdAt', 'description', 'id', 'secret', 'url'])
+      assert.deepEqual(Object.keys(subscription).sort(), ['createdAt', 'description', 'id', 'lastError', 'secret', 'url'])
       assert.equal(created.headers.location, `/webhooks/${subscription.id}`)
       assert.match(subscription.secret, /^whsec_[A-Za-z0-9+/]{43}=$/)
       assert.equal(subscription.description, 'our shop')
       assert.ok(!Number.isNaN(Date.parse(subscription.createdAt)))
 
       const list = await send('GET', '/webhooks')
-      assert.deepEqual(list.json(), [{ id: subscription.id, url: receiver.url, description: 'our shop', createdAt: subscription.createdAt }])
+      assert.deepEqual(list.json(), [{ id: subscription.id, url: receiver.url, description: 'our shop', createdAt: subscription.createdAt, lastError: null }])
       const read = await send('GET', `/webhooks/${subscription.id}`)
       assert.deepEqual(read.json(), list.json()[0])
 
@@ -159,7 +159,7 @@ describe('server-side request forgery', () => {
     const app = await build(t, { webhookRetryBase: '10s' })
     const writer = await createToken(app)
     // As if made when "localhost" pointed elsewhere: an integrator's subscription, not an operator's.
-    const integrators = await app.store.webhooks.addSubscription({ url: receiver.url.replace('127.0.0.1', 'localhost'), secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', operator: false })
+    const integrators = (await app.store.webhooks.addSubscription({ url: receiver.url.replace('127.0.0.1', 'localhost'), secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', operator: false }))!
     await app.inject({ method: 'POST', url: '/plants', headers: { authorization: `Bearer ${writer}` }, payload: { id: 1, name: 'Fern' } })
     await waitFor(async () => (await app.store.webhooks.listDeliveries({ limit: 1, subscriptionId: integrators.id }))[0]?.state === 'failed', 5000, 'a refused attempt')
     const [refused] = await app.store.webhooks.listDeliveries({ limit: 1, subscriptionId: integrators.id })

@@ -68,7 +68,7 @@ for (const [db, database] of Object.entries(STORES)) {
       }
       const median = async () => [await round(120), await round(120), await round(120)].sort((a, b) => a - b)[1]!
       const alone = await median()
-      const slowSubscription = await app.store.webhooks.addSubscription({ url: slow.url, secret: generateSecret(), operator: true })
+      const slowSubscription = (await app.store.webhooks.addSubscription({ url: slow.url, secret: generateSecret(), operator: true }))!
       await app.webhooks.refresh()
       const beside = await median()
       assert.ok(slow.received.length >= 4, 'the slow subscriber was being sent to meanwhile')

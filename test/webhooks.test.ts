@@ -125,7 +125,7 @@ for (const [db, database] of Object.entries(DATABASES)) {
       const receiver = await startReceiver()
       t.after(() => receiver.close())
       const { app, send } = await buildWithToken(t, { database, ...fast })
-      const subscription = await app.store.webhooks.addSubscription({ url: receiver.url, secret: generateSecret(), operator: true })
+      const subscription = (await app.store.webhooks.addSubscription({ url: receiver.url, secret: generateSecret(), operator: true }))!
       assert.equal(await app.store.webhooks.removeSubscription(subscription.id), true)
       assert.equal(await app.store.webhooks.removeSubscription(subscription.id), false)
       await send('POST', '/plants', { id: 1, name: 'Fern' })

@@ -1,7 +1,9 @@
 import cluster from 'node:cluster'
+import { rmSync, writeFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
 import type { Command } from 'commander'
 import { loadConfig, SETTINGS } from '../config.js'
-import type { RawConfig } from '../config.js'
+import type { Config, RawConfig } from '../config.js'
 import { generateToken, hashToken } from '../tokens.js'
 import { DEFAULT_SCOPES } from '../store/store.js'
 import { runPrimary } from './cluster.js'
@@ -24,7 +26,10 @@ export function registerServe (program: Command) {
       })
       try {
         const url = await listen(app, config)
-        if (created) printFirstToken(firstToken, url)
+        if (created) {
+          const file = handOverFirstToken(firstToken, url, config)
+          if (file !== undefined) app.log.warn({ file }, 'first API token written to this file, readable by its owner only: read it, keep the token, delete the file')
+        }
       } catch (error) {
         await app.close()
         throw error
@@ -32,8 +37,26 @@ export function registerServe (program: Command) {
     })
 }
 
-function printFirstToken (token: string, url: URL) {
-  process.stderr.write(`
+/**
+ * The first token goes to a person: to the terminal when stderr is one; otherwise (a service manager,
+ * a container whose logs are kept) to a file only its owner can read, never into a log. Answers the
+ * file's path when it wrote one.
+ */
+function handOverFirstToken (token: string, url: URL, config: Config): string | undefined {
+  if (process.stderr.isTTY === true) {
+    process.stderr.write(firstTokenText(token, url))
+    return undefined
+  }
+  const beside = config.database.kind === 'sqlite' && config.database.path !== ':memory:' ? dirname(config.database.path) : '.'
+  const file = resolve(config.firstTokenFile ?? join(beside, 'first-token'))
+  // Made anew, never written into a file that exists: an old one could be readable by others.
+  rmSync(file, { force: true })
+  writeFileSync(file, firstTokenText(token, url), { mode: 0o600, flag: 'wx' })
+  return file
+}
+
+function firstTokenText (token: string, url: URL): string {
+  return `
 Plant Store created its first API token, named "default". It is shown only this once: keep it secret.
 
   ${token}
@@ -44,5 +67,5 @@ Add a plant:
 
 More tokens: plantstore tokens create --name NAME
 
-`)
+`
 }

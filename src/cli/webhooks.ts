@@ -19,7 +19,7 @@ function checkUrl (text: string): string {
 }
 
 export function registerWebhooks (program: Command) {
-  const webhooks = program.command('webhooks').description('manage subscribers of the newPlant webhook')
+  const webhooks = program.command('webhooks').description('manage subscribers of the newPlant webhook (an operator\'s: all of them)')
 
   webhooks.command('add')
     .description('subscribe a URL to new plants; prints its id and signing secret')
@@ -27,7 +27,8 @@ export function registerWebhooks (program: Command) {
     .option('--json', 'print one JSON object {"id", "url", "secret"}')
     .addOption(databaseOption())
     .action(async (url: string, options: { json?: boolean, database?: string }) => {
-      const subscription = await withStore(options.database, (store) => store.webhooks.addSubscription({ url: checkUrl(url), secret: generateSecret(), operator: true }))
+      // An operator's subscription has no owner, hence no cap.
+      const subscription = (await withStore(options.database, (store) => store.webhooks.addSubscription({ url: checkUrl(url), secret: generateSecret(), operator: true })))!
       if (options.json === true) return printJson({ id: subscription.id, url: subscription.url, secret: subscription.secret })
       process.stdout.write(`subscription ${subscription.id}: ${subscription.url}\nsigning secret: ${subscription.secret}\n`)
     })
@@ -38,8 +39,8 @@ export function registerWebhooks (program: Command) {
     .addOption(databaseOption())
     .action(async (options: { json?: boolean, database?: string }) => {
       const list = await withStore(options.database, (store) => store.webhooks.listSubscriptions())
-      if (options.json === true) return printJson(list.map(({ id, url, createdAt }) => ({ id, url, createdAt })))
-      printTable(['ID', 'URL', 'CREATED'], list.map((s) => [String(s.id), s.url, s.createdAt.toISOString()]))
+      if (options.json === true) return printJson(list.map(({ id, url, owner, createdAt, lastError }) => ({ id, url, owner, createdAt, lastError })))
+      printTable(['ID', 'URL', 'OWNER', 'CREATED', 'LAST ERROR'], list.map((s) => [String(s.id), s.url, s.owner ?? 'operator', s.createdAt.toISOString(), s.lastError ?? '-']))
     })
 
   webhooks.command('remove')

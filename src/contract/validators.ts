@@ -37,7 +37,22 @@ function int64Validator (acceptText: boolean) {
   return validate
 }
 
-/** The document's `type: integer, format: int64` nodes become the exact keyword above. */
+// A lone surrogate ("\ud800") is valid JSON but not Unicode: stored, it would come back as U+FFFD, so
+// what was answered would not be what was stored.
+function unicodeValidator () {
+  const validate = (_schema: unknown, data: unknown): boolean => {
+    if (typeof data !== 'string' || data.isWellFormed()) return true
+    validate.errors = [{ keyword: 'x-unicode', message: 'must be valid Unicode', params: {} }]
+    return false
+  }
+  validate.errors = [] as Partial<ErrorObject>[]
+  return validate
+}
+
+/**
+ * The document's `type: integer, format: int64` nodes become the exact keyword above, and its string
+ * nodes ask for well-formed Unicode.
+ */
 function withExactInt64 (schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(withExactInt64)
   if (schema === null || typeof schema !== 'object') return schema
@@ -46,12 +61,15 @@ function withExactInt64 (schema: unknown): unknown {
     const { type, format, ...rest } = node
     return { ...rest, 'x-int64': true }
   }
-  return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, withExactInt64(value)]))
+  const typed = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, withExactInt64(value)]))
+  const isString = node.type === 'string' || (Array.isArray(node.type) && node.type.includes('string'))
+  return isString ? { ...typed, 'x-unicode': true } : typed
 }
 
 function createAjv (coerceTypes: boolean) {
   const ajv = new Ajv({ coerceTypes, allErrors: false, strict: false, useDefaults: true })
   ajv.addKeyword({ keyword: 'x-int64', modifying: true, errors: true, validate: int64Validator(coerceTypes) })
+  ajv.addKeyword({ keyword: 'x-unicode', errors: true, validate: unicodeValidator() })
   ajv.addFormat('int32', { type: 'number', validate: (n: number) => n >= -(2 ** 31) && n < 2 ** 31 })
   // Webhook URLs are checked by their route, which can say why one is refused (code 1004).
   ajv.addFormat('uri', true)

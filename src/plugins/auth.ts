@@ -4,13 +4,15 @@ import { ApiError, InsufficientScope, InvalidToken, MalformedAuthorization, Miss
 import type { Config } from '../config.js'
 import { createJwtVerifier, looksLikeJwt } from '../jwt.js'
 import type { Principal } from '../jwt.js'
+import { grants } from '../store/store.js'
 import type { TokenStore } from '../store/store.js'
 import { hashToken, looksLikeToken, readCredentials, sameHash } from '../tokens.js'
 import { WindowCounter } from '../window-counter.js'
+import type { AuthFailureLimiter } from './auth-failures.js'
 
 export interface AuthOptions {
-  /** Failed authentications a client address may make per minute before it gets 429 instead of 401 (0: no limit). */
-  authFailureLimit: number
+  /** Failed authentications per client address (shared with /metrics). */
+  failures: AuthFailureLimiter
   /** Requests a token may make per minute (0: no limit). */
   rateLimit: number
   jwt: Config['jwt']
@@ -54,8 +56,7 @@ const isFailedAuthentication = (error: unknown) => error instanceof MissingCrede
  * Guessing is slowed per client address: past the failure limit, missing or invalid credentials get
  * 429, while a request with a valid token is never held back by it (neighbours behind one NAT).
  */
-export default fp<AuthOptions>(async (app, { authFailureLimit, rateLimit, jwt }) => {
-  const failures = new WindowCounter()
+export default fp<AuthOptions>(async (app, { failures, rateLimit, jwt }) => {
   const perToken = new WindowCounter()
   const verifyJwt = jwt === undefined ? undefined : createJwtVerifier(jwt)
   app.decorateRequest('principal', null)
@@ -66,17 +67,13 @@ export default fp<AuthOptions>(async (app, { authFailureLimit, rateLimit, jwt })
     try {
       principal = await authenticate(app.store.tokens, verifyJwt, request)
     } catch (error) {
-      if (!(error instanceof ApiError) || authFailureLimit === 0 || !isFailedAuthentication(error)) throw error
-      if (failures.count(request.ip) >= authFailureLimit) {
-        throw new TooManyRequests(failures.retryAfterSeconds(request.ip), 'too many failed authentications from this address')
-      }
-      failures.hit(request.ip)
-      throw error
+      if (!(error instanceof ApiError) || !isFailedAuthentication(error)) throw error
+      return failures.fail(request.ip, error)
     }
     if (rateLimit > 0 && perToken.hit(principal.key) > rateLimit) {
       throw new TooManyRequests(perToken.retryAfterSeconds(principal.key), 'this token made too many requests')
     }
-    if (!(principal.scopes as string[]).includes(scope)) throw new InsufficientScope(scope)
+    if (!grants(principal.scopes, scope)) throw new InsufficientScope(scope)
     request.principal = principal
   }
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
@@ -17,7 +18,27 @@ const logo = readFileSync(new URL('../docs/logo.svg', import.meta.url))
  * internet access; the document is the same object the routes are validated against. The routes
  * under /docs need no token.
  */
-export default fp(async (app) => {
+// The document's answers: the same bytes for every caller, so cacheable, with a validator.
+const DOCUMENT_ROUTES = new Set(['/docs/json', '/docs/yaml', '/openapi.json', '/openapi.yaml'])
+
+/**
+ * The servers a served document names: `--public-url` when set, else a relative URL, so that
+ * "Try it out" calls the server that served the page. Never the request's Host header: a document
+ * kept by a shared cache must not carry a host an attacker sent.
+ */
+export const documentServers = (publicUrl: string | undefined) => [{ url: publicUrl ?? '/', description: 'this server' }]
+
+export default fp<{ publicUrl: string | undefined }>(async (app, { publicUrl }) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (!DOCUMENT_ROUTES.has(request.routeOptions.url ?? '') || reply.statusCode !== 200 || typeof payload !== 'string') return done(null, payload)
+    const etag = `"${createHash('sha256').update(payload).digest('base64url').slice(0, 27)}"`
+    reply.header('etag', etag).header('cache-control', 'public, max-age=300')
+    if (request.headers['if-none-match'] === etag) {
+      reply.code(304)
+      return done(null, '')
+    }
+    done(null, payload)
+  })
   await app.register(swagger, { mode: 'static', specification: { document: openapiDocument as never } })
   await app.register(swaggerUi, {
     routePrefix: '/docs',
@@ -27,9 +48,6 @@ export default fp(async (app) => {
     theme: { title: 'Plant Store API' },
     uiConfig: { deepLinking: true, displayRequestDuration: true, tryItOutEnabled: false },
     // Try-it-out requests go to the server that serves the page, not to the document's first server.
-    transformSpecification: (document, request) => ({
-      ...document,
-      servers: [{ url: `${request.protocol}://${request.host}`, description: 'this server' }]
-    })
+    transformSpecification: (document) => ({ ...document, servers: documentServers(publicUrl) })
   })
 }, { name: 'docs' })

@@ -60,7 +60,9 @@ export default fp<{ routes: RouteTable }>(async (app, { routes }) => {
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?', 1)[0]!
     const allowed = routes.allowed(path)
-    sendError(allowed === undefined ? new NotFound(`no route for ${request.method} ${path}`) : new MethodNotAllowed(request.method, path, allowed),
+    // A route that has this method but nothing here (a missing file under /docs/static) is 404, not 405.
+    const missing = allowed === undefined || allowed.includes(request.method)
+    sendError(missing ? new NotFound(`no route for ${request.method} ${path}`) : new MethodNotAllowed(request.method, path, allowed),
       request, reply)
   })
 }, { name: 'error-handler' })

@@ -3,14 +3,16 @@ import type { Config } from '../config.js'
 import { operation } from '../contract/document.js'
 import { InvalidToken, MissingCredentials } from '../errors.js'
 import type { Metrics } from '../metrics.js'
+import type { AuthFailureLimiter } from './auth-failures.js'
 import { hashToken, readCredentials, sameHash } from '../tokens.js'
 
 /**
  * Request metrics for every request (count and latency by route template and status, in flight), and
  * `GET /metrics` in the Prometheus text format unless turned off; with `--metrics token` it asks for
- * its own bearer token, compared in constant time.
+ * its own bearer token, compared in constant time, and wrong guesses count toward the failed
+ * authentication limit like any other.
  */
-export default fp<{ metrics: Metrics, settings: Config['metrics'] }>(async (app, { metrics, settings }) => {
+export default fp<{ metrics: Metrics, settings: Config['metrics'], failures: AuthFailureLimiter }>(async (app, { metrics, settings, failures }) => {
   // Callback hooks, not async ones: no promise per request for bookkeeping.
   const { counts, requestDuration } = metrics
   app.decorateRequest('countedInFlight', false)
@@ -32,8 +34,8 @@ export default fp<{ metrics: Metrics, settings: Config['metrics'] }>(async (app,
     handler: async (request, reply) => {
       if (expected !== undefined) {
         const credentials = readCredentials(request.headers.authorization)
-        if (credentials.kind !== 'bearer') throw new MissingCredentials()
-        if (!sameHash(hashToken(credentials.token), expected)) throw new InvalidToken()
+        if (credentials.kind !== 'bearer') return failures.fail(request.ip, new MissingCredentials())
+        if (!sameHash(hashToken(credentials.token), expected)) return failures.fail(request.ip, new InvalidToken())
       }
       return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics())
     }

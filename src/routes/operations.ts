@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify'
-import { readFileSync } from 'node:fs'
-import { documentUrl, openapiDocument, operation } from '../contract/document.js'
+import { stringify } from 'yaml'
+import { openapiDocument, operation } from '../contract/document.js'
+import { documentServers } from '../plugins/docs.js'
 
 /** Liveness, readiness and the document itself: no token needed. */
-export default async function operationsRoutes (app: FastifyInstance) {
+export default async function operationsRoutes (app: FastifyInstance, { publicUrl }: { publicUrl: string | undefined }) {
   app.route({ ...operation('getHealth'), handler: async () => ({ status: 'ok' }) })
   app.route({
     ...operation('getReadiness'),
@@ -12,9 +13,11 @@ export default async function operationsRoutes (app: FastifyInstance) {
       return { status: 'ok' }
     }
   })
-  // Serialised once: the document does not change while the process runs.
-  const documentJson = JSON.stringify(openapiDocument)
-  const documentYaml = readFileSync(documentUrl, 'utf8')
+  // Serialised once: the document does not change while the process runs. Its servers are this
+  // service's (see documentServers), then the original document's.
+  const served = { ...openapiDocument, servers: [...documentServers(publicUrl), ...(openapiDocument.servers as unknown[])] }
+  const documentJson = JSON.stringify(served)
+  const documentYaml = stringify(served, { lineWidth: 0 })
   app.route({
     ...operation('getOpenApiDocument'),
     handler: async (_request, reply) => reply.type('application/json; charset=utf-8').send(documentJson)

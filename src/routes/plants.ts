@@ -26,16 +26,17 @@ function written (outcome: WriteOutcome, id: bigint, ifMatchHeader: string | und
   return outcome.plant
 }
 
-export default async function plantRoutes (app: FastifyInstance) {
+export default async function plantRoutes (app: FastifyInstance, { readCacheBytes }: { readCacheBytes: number }) {
   const { store } = app
-  const pages = new ReadCache()
+  const pages = new ReadCache(readCacheBytes)
 
   app.route({
     ...operation('listPlants'),
     handler: async (request, reply) => {
       const { limit, tag, after } = request.query as ListQuery
       const version = store.plants.readVersion?.()
-      const key = `${limit} ${after ?? ''} ${tag ?? ''}`
+      // The parsed query, each part told apart: no tag is not the empty tag.
+      const key = JSON.stringify([limit, after?.toString() ?? null, tag ?? null])
       const page = pages.get(key, version) ?? await readPage(limit, tag, after)
       pages.set(key, version, page)
       if (page.link !== undefined) reply.header('link', page.link)

@@ -1,6 +1,6 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { operation } from '../contract/document.js'
-import { NotFound } from '../errors.js'
+import { NotFound, TooManyRequests } from '../errors.js'
 import type { DeliveryReport, Subscription } from '../store/store.js'
 import { checkWebhookUrl } from '../webhooks/address-policy.js'
 import { generateSecret } from '../webhooks/signature.js'
@@ -11,8 +11,8 @@ const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000
 interface IdParams { id: bigint }
 
 /** A subscription as the API shows it: never its secret (see withSecret). */
-function view ({ id, url, description, createdAt }: Subscription) {
-  return { id, url, description, createdAt: createdAt.toISOString() }
+function view ({ id, url, description, createdAt, lastError }: Subscription) {
+  return { id, url, description, createdAt: createdAt.toISOString(), lastError }
 }
 
 /** The answers to create and rotate, the only ones that carry the secret. */
@@ -32,18 +32,27 @@ function deliveryView (delivery: DeliveryReport) {
 
 const notFound = (id: bigint) => new NotFound(`webhook subscription ${id} not found`)
 
+/** Whose subscriptions a request may see: its own (the token, or the JWT's issuer and subject), or with webhooks:admin everyone's. */
+function ownerOf (request: FastifyRequest): { key: string, admin: boolean } {
+  const principal = request.principal!
+  return { key: principal.key, admin: principal.scopes.includes('webhooks:admin') }
+}
+
 /**
  * The webhook subscriptions API (scope webhooks:manage): integrators subscribe, rotate secrets,
- * inspect and redeliver their events themselves. URLs are checked for server-side request forgery
- * (address-policy.ts) unless the operator allows private addresses.
+ * inspect and redeliver their events themselves, each seeing only its own subscriptions (another
+ * owner's, or an operator's, is 404 as if it did not exist). URLs are checked for server-side request
+ * forgery (address-policy.ts) unless the operator allows private addresses.
  */
-export default async function webhookRoutes (app: FastifyInstance, { allowPrivate }: { allowPrivate: boolean }) {
+export default async function webhookRoutes (app: FastifyInstance, { allowPrivate, maxPerOwner }: { allowPrivate: boolean, maxPerOwner: number }) {
   const { store } = app
 
-  /** The subscription, or 404; an id past what a subscription id can be is simply none. */
-  async function subscriptionOf (id: bigint): Promise<Subscription> {
+  /** The caller's subscription, or 404; an id past what a subscription id can be is simply none. */
+  async function subscriptionOf (request: FastifyRequest): Promise<Subscription> {
+    const { id } = request.params as IdParams
     const subscription = id > 0n && id <= BigInt(Number.MAX_SAFE_INTEGER) ? await store.webhooks.getSubscription(Number(id)) : undefined
-    if (subscription === undefined) throw notFound(id)
+    const owner = ownerOf(request)
+    if (subscription === undefined || (!owner.admin && subscription.owner !== owner.key)) throw notFound(id)
     return subscription
   }
 
@@ -52,7 +61,12 @@ export default async function webhookRoutes (app: FastifyInstance, { allowPrivat
     handler: async (request, reply) => {
       const body = request.body as { url: string, description?: string }
       const url = await checkWebhookUrl(body.url, allowPrivate)
-      const subscription = await store.webhooks.addSubscription({ url, secret: generateSecret(), description: body.description ?? null, operator: false })
+      const subscription = await store.webhooks.addSubscription({
+        url, secret: generateSecret(), description: body.description ?? null, operator: false, owner: ownerOf(request).key, maxForOwner: maxPerOwner
+      })
+      if (subscription === undefined) {
+        throw new TooManyRequests(60, `this token holds ${maxPerOwner} webhook subscriptions, the most one owner may hold; delete one first`)
+      }
       // This instance's dispatcher sends to it from now on; others pick it up at their next poll.
       await app.webhooks.refresh()
       return reply.code(201).header('location', `/webhooks/${subscription.id}`).send(withSecret(subscription))
@@ -61,18 +75,27 @@ export default async function webhookRoutes (app: FastifyInstance, { allowPrivat
 
   app.route({
     ...operation('listWebhooks'),
-    handler: async () => (await store.webhooks.listSubscriptions()).map(view)
+    handler: async (request, reply) => {
+      const { limit, after } = request.query as { limit: number, after?: bigint }
+      const owner = ownerOf(request)
+      const start = after === undefined || after < 0n ? 0 : Number(after > BigInt(Number.MAX_SAFE_INTEGER) ? BigInt(Number.MAX_SAFE_INTEGER) : after)
+      // One more than asked tells whether a next page exists.
+      const subscriptions = await store.webhooks.listSubscriptions({ owner: owner.admin ? undefined : owner.key, after: start, limit: limit + 1 })
+      const page = subscriptions.slice(0, limit)
+      if (subscriptions.length > limit) reply.header('link', `</webhooks?limit=${limit}&after=${page.at(-1)!.id}>; rel="next"`)
+      return page.map(view)
+    }
   })
 
   app.route({
     ...operation('getWebhook'),
-    handler: async (request) => view(await subscriptionOf((request.params as IdParams).id))
+    handler: async (request) => view(await subscriptionOf(request))
   })
 
   app.route({
     ...operation('deleteWebhook'),
     handler: async (request, reply) => {
-      const { id } = await subscriptionOf((request.params as IdParams).id)
+      const { id } = await subscriptionOf(request)
       if (!await store.webhooks.removeSubscription(id)) throw notFound(BigInt(id))
       await app.webhooks.refresh()
       return reply.code(204).send()
@@ -82,7 +105,7 @@ export default async function webhookRoutes (app: FastifyInstance, { allowPrivat
   app.route({
     ...operation('rotateWebhookSecret'),
     handler: async (request) => {
-      const { id } = await subscriptionOf((request.params as IdParams).id)
+      const { id } = await subscriptionOf(request)
       const rotated = await store.webhooks.rotateSecret(id, generateSecret(), ROTATION_GRACE_MS)
       if (rotated === undefined) throw notFound(BigInt(id))
       return withSecret(rotated)
@@ -92,7 +115,7 @@ export default async function webhookRoutes (app: FastifyInstance, { allowPrivat
   app.route({
     ...operation('listWebhookDeliveries'),
     handler: async (request, reply) => {
-      const { id } = await subscriptionOf((request.params as IdParams).id)
+      const { id } = await subscriptionOf(request)
       const { limit, after } = request.query as { limit: number, after?: string }
       // One more than asked tells whether a next page exists.
       const deliveries = await store.webhooks.listDeliveries({ subscriptionId: id, limit: limit + 1, before: after })
@@ -107,7 +130,7 @@ export default async function webhookRoutes (app: FastifyInstance, { allowPrivat
   app.route({
     ...operation('redeliverWebhookEvent'),
     handler: async (request, reply) => {
-      const { id } = await subscriptionOf((request.params as IdParams).id)
+      const { id } = await subscriptionOf(request)
       const { eventId } = request.params as { eventId: string }
       if (!await store.webhooks.redeliver(id, eventId)) throw new NotFound(`no event ${eventId} for webhook subscription ${id}`)
       app.webhooks.wake()

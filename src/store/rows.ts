@@ -31,7 +31,14 @@ export interface SubscriptionRow {
   created_at: bigint,
   /** 1/0 in SQLite, a boolean in PostgreSQL. */
   operator: bigint | boolean
+  owner: string | null
+  /** Selected with the subscription where it is shown (see SUBSCRIPTION_COLUMNS). */
+  last_error?: string | null
 }
+
+/** A subscription's columns and its newest attempted delivery's error, for `FROM webhook_subscriptions s`. */
+export const SUBSCRIPTION_COLUMNS = `s.*, (SELECT d.last_error FROM webhook_deliveries d
+  WHERE d.subscription_id = s.id AND d.attempts > 0 ORDER BY d.id DESC LIMIT 1) AS last_error`
 
 export function toSubscription (row: SubscriptionRow): Subscription {
   return {
@@ -42,7 +49,9 @@ export function toSubscription (row: SubscriptionRow): Subscription {
     previousSecret: row.previous_secret,
     previousSecretExpiresAt: date(row.previous_secret_expires_at),
     createdAt: new Date(Number(row.created_at)),
-    operator: row.operator === true || row.operator === 1n
+    operator: row.operator === true || row.operator === 1n,
+    owner: row.owner,
+    lastError: row.last_error ?? null
   }
 }
 

@@ -1,5 +1,10 @@
-export const SCOPES = ['plants:read', 'plants:write', 'webhooks:manage'] as const
+export const SCOPES = ['plants:read', 'plants:write', 'webhooks:manage', 'webhooks:admin'] as const
 export type Scope = typeof SCOPES[number]
+
+/** Whether `scopes` grant `scope`: `webhooks:admin` (every owner's subscriptions) includes `webhooks:manage`. */
+export function grants (scopes: readonly Scope[], scope: string): boolean {
+  return (scopes as readonly string[]).includes(scope) || (scope === 'webhooks:manage' && scopes.includes('webhooks:admin'))
+}
 /** What a token gets unless asked otherwise: managing webhooks is granted only on request. */
 export const DEFAULT_SCOPES: readonly Scope[] = ['plants:read', 'plants:write']
 

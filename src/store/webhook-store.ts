@@ -10,6 +10,10 @@ export interface Subscription {
   createdAt: Date
   /** Added by an operator (the CLI), who may target any URL; else by an integrator over HTTP. */
   operator: boolean
+  /** Who made it over HTTP (`token:<id>`, `jwt:<iss>|<sub>`); null for an operator's. */
+  owner: string | null
+  /** Why the newest attempted delivery failed; null when it succeeded or none was attempted. */
+  lastError: string | null
 }
 
 export interface NewSubscription {
@@ -17,6 +21,17 @@ export interface NewSubscription {
   secret: string
   description?: string | null
   operator: boolean
+  owner?: string | null
+  /** Refuse (answer undefined) when the owner holds this many already. */
+  maxForOwner?: number
+}
+
+export interface SubscriptionQuery {
+  /** Only this owner's; undefined: everyone's. */
+  owner?: string
+  /** Keyset paging: only ids above this one. */
+  after?: number
+  limit?: number
 }
 
 /** The secrets that sign a delivery now: the current one, and the previous one during its grace period. */
@@ -91,9 +106,10 @@ export interface DeliveryQuery {
 
 /** Webhook subscriptions and the outbox of their deliveries. */
 export interface WebhookStore {
-  addSubscription (subscription: NewSubscription): Promise<Subscription>
+  /** Undefined when the owner already holds `maxForOwner` subscriptions. */
+  addSubscription (subscription: NewSubscription): Promise<Subscription | undefined>
   /** Subscriptions not removed, oldest first. */
-  listSubscriptions (): Promise<Subscription[]>
+  listSubscriptions (query?: SubscriptionQuery): Promise<Subscription[]>
   getSubscription (id: number): Promise<Subscription | undefined>
   /** Removes a subscriber; its pending deliveries are given up. Answers whether it existed. */
   removeSubscription (id: number): Promise<boolean>

@@ -1,5 +1,6 @@
 import type { Log } from './log.js'
 import type { WebhookStore } from '../store/store.js'
+import { ConnectionBudget } from './connection-budget.js'
 import { SubscriberLane } from './lane.js'
 
 export { retryDelay } from './lane.js'
@@ -18,6 +19,8 @@ export interface DispatcherSettings {
   pollMs: number
   /** Integrators' subscriptions may reach private addresses too (--webhook-allow-private). */
   allowPrivate: boolean
+  /** Delivery connections in use at once, all subscribers together (see connection-budget.ts). */
+  maxConnections: number
 }
 
 export interface DispatcherOptions extends DispatcherSettings {
@@ -53,6 +56,7 @@ export class WebhookDispatcher implements Dispatcher {
   readonly #log: Log
   readonly #options: DispatcherOptions
   readonly #lanes = new Map<number, SubscriberLane>()
+  readonly #budget: ConnectionBudget
   #timer: NodeJS.Timeout | undefined
   #stopped = true
   #refreshing: Promise<void> | undefined
@@ -61,6 +65,7 @@ export class WebhookDispatcher implements Dispatcher {
     this.#store = store
     this.#log = log
     this.#options = options
+    this.#budget = new ConnectionBudget(options.maxConnections)
   }
 
   start () {
@@ -114,7 +119,7 @@ export class WebhookDispatcher implements Dispatcher {
     }
     for (const subscription of subscriptions) {
       if (this.#lanes.has(subscription.id)) continue
-      const lane = new SubscriberLane(subscription, this.#store, this.#log, this.#options)
+      const lane = new SubscriberLane(subscription, this.#store, this.#log, this.#options, this.#budget)
       this.#lanes.set(subscription.id, lane)
       lane.wake()
     }

@@ -1,6 +1,7 @@
 import type { Log } from './log.js'
 import type { Delivery, Subscription, WebhookStore } from '../store/store.js'
 import { ConcurrencyLimit } from './concurrency-limit.js'
+import type { ConnectionBudget } from './connection-budget.js'
 import { Sender } from './sender.js'
 import type { DispatcherOptions } from './dispatcher.js'
 
@@ -24,6 +25,8 @@ export class SubscriberLane {
   readonly #options: DispatcherOptions
   readonly #sender: Sender
   readonly #limit: ConcurrencyLimit
+  readonly #budget: ConnectionBudget
+  readonly #onBudget = () => this.#pump()
   readonly #leaseMs: number
   readonly #queue: Delivery[] = []
   readonly #attempts = new Set<Promise<void>>()
@@ -36,8 +39,9 @@ export class SubscriberLane {
   #retryTimer: NodeJS.Timeout | undefined
   #retryAt = Number.POSITIVE_INFINITY
 
-  constructor (subscription: Subscription, store: WebhookStore, log: Log, options: DispatcherOptions) {
+  constructor (subscription: Subscription, store: WebhookStore, log: Log, options: DispatcherOptions, budget: ConnectionBudget) {
     this.subscriptionId = subscription.id
+    this.#budget = budget
     this.#store = store
     this.#log = log
     this.#options = options
@@ -67,6 +71,7 @@ export class SubscriberLane {
   /** Stops claiming and sending; waits for the attempts in flight (each bounded by the timeout) and their records. */
   async stop () {
     this.#stopped = true
+    this.#budget.forget(this.#onBudget)
     clearTimeout(this.#retryTimer)
     await Promise.allSettled([...this.#attempts])
     await this.#sender.close()
@@ -75,7 +80,7 @@ export class SubscriberLane {
   #pump () {
     if (this.#stopped) return
     const limit = this.#limit.current
-    while (this.#inFlight < limit && this.#queue.length > 0) this.#start(this.#queue.shift()!)
+    while (this.#inFlight < limit && this.#queue.length > 0 && this.#budget.take(this.#onBudget)) this.#start(this.#queue.shift()!)
     // Keep up to one window claimed ahead of the one in flight, so a fast subscriber never waits on a claim.
     const wanted = 2 * limit - this.#inFlight - this.#queue.length
     if (!this.#claiming && this.#due && wanted > 0) this.#claim(wanted).catch(() => {})
@@ -100,7 +105,10 @@ export class SubscriberLane {
 
   #start (delivery: Delivery) {
     // A claim about to lapse is left for a later claim rather than sent twice.
-    if (delivery.leaseUntil - Date.now() < 2 * this.#options.timeoutMs + 1000) return
+    if (delivery.leaseUntil - Date.now() < 2 * this.#options.timeoutMs + 1000) {
+      this.#budget.give()
+      return
+    }
     this.#inFlight++
     const attempt = this.#attempt(delivery).finally(() => this.#attempts.delete(attempt))
     this.#attempts.add(attempt)
@@ -109,6 +117,7 @@ export class SubscriberLane {
   async #attempt (delivery: Delivery) {
     const { status, error, latencyMs } = await this.#sender.send(delivery)
     this.#inFlight--
+    this.#budget.give()
     const delivered = error === null
     if (delivered) this.#limit.succeeded(latencyMs)
     else this.#limit.failed()

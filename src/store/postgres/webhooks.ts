@@ -1,7 +1,7 @@
 import { GroupCommit } from '../group-commit.js'
-import { toDelivery, toDeliveryReport, toSubscription } from '../rows.js'
+import { SUBSCRIPTION_COLUMNS, toDelivery, toDeliveryReport, toSubscription } from '../rows.js'
 import type { DeliveryReportRow, DeliveryRow, SubscriptionRow } from '../rows.js'
-import type { AttemptResult, DeliveryClaim, DeliveryQuery, NewSubscription, WebhookStore } from '../store.js'
+import type { AttemptResult, DeliveryClaim, DeliveryQuery, NewSubscription, SubscriptionQuery, WebhookStore } from '../store.js'
 import type { PostgresDatabase } from './database.js'
 
 /**
@@ -44,18 +44,27 @@ export class PostgresWebhooks implements WebhookStore {
     this.#attempts = new GroupCommit((attempts: Attempt[]) => this.#recordAttempts(attempts), { maxInFlight: 2 })
   }
 
-  async addSubscription ({ url, secret, description = null, operator }: NewSubscription) {
-    const [row] = await this.#db.query<SubscriptionRow>(`INSERT INTO webhook_subscriptions (url, secret, description, operator, created_at)
-      VALUES ($1, $2, $3, $4, $5) RETURNING *`, [url, secret, description, operator, Date.now()])
-    return toSubscription(row!)
+  async addSubscription ({ url, secret, description = null, operator, owner = null, maxForOwner }: NewSubscription) {
+    return this.#db.transaction(async (client) => {
+      // Two instances adding for one owner at once take turns, so the cap holds across instances.
+      if (owner !== null) await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`webhook-owner ${owner}`])
+      const { rows: [row] } = await client.query<SubscriptionRow>(`INSERT INTO webhook_subscriptions (url, secret, description, operator, owner, created_at)
+        SELECT $1, $2, $3, $4, $5, $6 WHERE $7::int IS NULL
+          OR (SELECT count(*) FROM webhook_subscriptions WHERE owner = $5 AND removed_at IS NULL) < $7
+        RETURNING *`, [url, secret, description, operator, owner, Date.now(), maxForOwner ?? null])
+      return row === undefined ? undefined : toSubscription(row)
+    })
   }
 
-  async listSubscriptions () {
-    return (await this.#db.query<SubscriptionRow>('SELECT * FROM webhook_subscriptions WHERE removed_at IS NULL ORDER BY id')).map(toSubscription)
+  async listSubscriptions ({ owner, after, limit }: SubscriptionQuery = {}) {
+    return (await this.#db.query<SubscriptionRow>(`SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions s
+      WHERE s.removed_at IS NULL AND ($1::text IS NULL OR s.owner = $1) AND s.id > $2
+      ORDER BY s.id LIMIT $3`, [owner ?? null, after ?? 0, limit ?? null])).map(toSubscription)
   }
 
   async getSubscription (id: number) {
-    const [row] = await this.#db.query<SubscriptionRow>('SELECT * FROM webhook_subscriptions WHERE id = $1 AND removed_at IS NULL', [id])
+    const [row] = await this.#db.query<SubscriptionRow>(`SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions s
+      WHERE s.id = $1 AND s.removed_at IS NULL`, [id])
     return row === undefined ? undefined : toSubscription(row)
   }
 

@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3'
 import type { GroupCommit } from '../group-commit.js'
-import { toDelivery, toDeliveryReport, toSubscription } from '../rows.js'
+import { SUBSCRIPTION_COLUMNS, toDelivery, toDeliveryReport, toSubscription } from '../rows.js'
 import type { DeliveryReportRow, DeliveryRow, SubscriptionRow } from '../rows.js'
-import type { AttemptResult, DeliveryClaim, DeliveryQuery, NewSubscription, WebhookStore } from '../store.js'
+import type { AttemptResult, DeliveryClaim, DeliveryQuery, NewSubscription, SubscriptionQuery, WebhookStore } from '../store.js'
 import { guard, opaqueInteger, Statements } from './connection.js'
 import type { WriteJob, WriteResult } from './write-jobs.js'
 
@@ -22,19 +22,23 @@ export class SqliteWebhooks implements WebhookStore {
     this.#writes = writes
   }
 
-  async addSubscription ({ url, secret, description = null, operator }: NewSubscription) {
-    return guard(() => toSubscription(this.#sql.get<unknown[], SubscriptionRow>(
-      'INSERT INTO webhook_subscriptions (url, secret, description, operator, created_at) VALUES (?, ?, ?, ?, ?) RETURNING *'
-    ).get(url, secret, description, operator ? 1 : 0, Date.now())!))
+  async addSubscription ({ url, secret, description = null, operator, owner = null, maxForOwner }: NewSubscription) {
+    // One connection, one statement: the count and the insert cannot interleave with another add.
+    const row = guard(() => this.#sql.get<unknown[], SubscriptionRow>(`INSERT INTO webhook_subscriptions (url, secret, description, operator, owner, created_at)
+      SELECT ?, ?, ?, ?, ?, ? WHERE ? IS NULL OR (SELECT count(*) FROM webhook_subscriptions WHERE owner = ? AND removed_at IS NULL) < ?
+      RETURNING *`).get(url, secret, description, operator ? 1 : 0, owner, Date.now(), maxForOwner ?? null, owner, maxForOwner ?? null))
+    return row === undefined ? undefined : toSubscription(row)
   }
 
-  async listSubscriptions () {
-    return guard(() => this.#sql.get<[], SubscriptionRow>('SELECT * FROM webhook_subscriptions WHERE removed_at IS NULL ORDER BY id')
-      .all().map(toSubscription))
+  async listSubscriptions ({ owner, after, limit }: SubscriptionQuery = {}) {
+    return guard(() => this.#sql.get<{}, SubscriptionRow>(`SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions s
+      WHERE s.removed_at IS NULL AND (@owner IS NULL OR s.owner = @owner) AND s.id > ${opaqueInteger('@after')}
+      ORDER BY s.id LIMIT ${opaqueInteger('@limit')}`).all({ owner: owner ?? null, after: after ?? 0, limit: limit ?? -1 }).map(toSubscription))
   }
 
   async getSubscription (id: number) {
-    const row = guard(() => this.#sql.get<[number], SubscriptionRow>('SELECT * FROM webhook_subscriptions WHERE id = ? AND removed_at IS NULL').get(id))
+    const row = guard(() => this.#sql.get<[number], SubscriptionRow>(`SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions s
+      WHERE s.id = ? AND s.removed_at IS NULL`).get(id))
     return row === undefined ? undefined : toSubscription(row)
   }
 

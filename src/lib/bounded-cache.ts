@@ -1,0 +1,21 @@
+import { LRUCache } from 'lru-cache'
+
+/**
+ * A string-keyed cache bounded in bytes, not entries: the least recently used entries go first, and
+ * one larger than the whole bound is never kept. `sizeOf` tells an entry's bytes (its key included,
+ * since an attacker chooses keys too); `ttlMs` ends entries that nothing else would.
+ */
+export function boundedCache<V extends {}> ({ maxBytes, sizeOf, ttlMs }: {
+  maxBytes: number
+  sizeOf: (value: V, key: string) => number
+  ttlMs?: number
+}): LRUCache<string, V> {
+  return new LRUCache<string, V>({
+    maxSize: Math.max(1, maxBytes),
+    sizeCalculation: (value, key) => Math.max(1, sizeOf(value, key)),
+    ...(ttlMs !== undefined && { ttl: ttlMs })
+  })
+}
+
+/** The bytes a string takes in memory: two per UTF-16 unit, as V8 holds any string that is not Latin-1. */
+export const stringBytes = (text: string) => text.length * 2
