@@ -73,7 +73,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}) {
   await app.register(cors, { cors: config.cors })
   const failures = new AuthFailureLimiter(config.limits.authFailures)
   await app.register(metricsPlugin, { metrics, settings: config.metrics, failures })
-  await app.register(store, { database: config.database, metrics })
+  await app.register(store, { database: config.database, metrics, tokenCacheBytes: config.caches.tokenBytes })
   await app.register(webhooks, {
     ...config.webhooks,
     database: config.database,

@@ -5,8 +5,9 @@ import type { Metrics } from '../metrics.js'
 import { openStore } from '../store/open-store.js'
 
 /** Opens the configured store as `app.store` and closes it after the server has drained. */
-export default fp<{ database: DatabaseUrl, metrics: Metrics }>(async (app, { database, metrics }) => {
+export default fp<{ database: DatabaseUrl, metrics: Metrics, tokenCacheBytes: number }>(async (app, { database, metrics, tokenCacheBytes }) => {
   const store = await openStore(database, {
+    tokenCacheBytes,
     onPoolError: (error) => app.log.warn({ err: error }, 'database connection lost; reconnecting on demand'),
     onBatch: (creates) => metrics.batchSize.observe(creates)
   })

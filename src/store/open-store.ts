@@ -24,13 +24,15 @@ export async function openStore (database: DatabaseUrl, options: {
   onPoolError?: (error: Error) => void
   /** Told the size of each group-commit batch. */
   onBatch?: (size: number) => void
+  /** Bytes the token lookups' cache may hold. */
+  tokenCacheBytes?: number
 } = {}): Promise<Store> {
   try {
     switch (database.kind) {
       // Each driver is loaded only when its database is used.
       case 'sqlite':
         return (await import('./sqlite/index.js')).openSqlite({
-          path: database.path, synchronous: database.synchronous, create: options.create, onBatch: options.onBatch
+          path: database.path, synchronous: database.synchronous, create: options.create, onBatch: options.onBatch, tokenCacheBytes: options.tokenCacheBytes
         })
       case 'postgres':
         return await (await import('./postgres/index.js')).openPostgres({ url: database.url, poolSize: database.poolSize, ...options })

@@ -41,3 +41,8 @@ export interface TokenStore {
   /** Revokes by name or numeric id; answers the revoked token, or undefined when none matched. */
   revoke (nameOrId: string): Promise<TokenRecord | undefined>
 }
+
+/** What a cached token costs in memory, about: its strings, its hash and the entry's own objects. */
+export function tokenEntryBytes (token: TokenRecord & { hash: Buffer }, key: string): number {
+  return 300 + 2 * (key.length + token.name.length + token.scopes.join(',').length) + token.hash.length
+}

@@ -16,6 +16,8 @@ export interface PostgresOptions {
   onPoolError?: (error: Error) => void
   /** Told the creates committed together in each statement. */
   onBatch?: (creates: number) => void
+  /** Bytes the token lookups' cache may hold (default 1 MiB). */
+  tokenCacheBytes?: number
 }
 
 /** Opens a pool and migrates; throws with the driver's reason when the server cannot be reached. */
@@ -30,7 +32,7 @@ export async function openPostgres (options: PostgresOptions): Promise<Store> {
     throw error
   }
   const db = new PostgresDatabase(pool)
-  const tokenCache = new TokenCache(options.url)
+  const tokenCache = new TokenCache(options.url, options.tokenCacheBytes ?? 1 << 20)
   return {
     plants: new PostgresPlants(db, options.onBatch),
     tokens: new PostgresTokens(db, tokenCache),

@@ -1,4 +1,6 @@
 import pg from 'pg'
+import { boundedCache } from '../../lib/bounded-cache.js'
+import { tokenEntryBytes } from '../token-store.js'
 import type { TokenRecord } from '../store.js'
 
 type CachedToken = TokenRecord & { hash: Buffer }
@@ -18,13 +20,15 @@ const MAX_AGE_MS = 1000
  */
 export class TokenCache {
   readonly #url: string
-  readonly #entries = new Map<string, { token: CachedToken, at: number }>()
+  // Only tokens that exist are kept, but a bound in bytes (--token-cache-size) holds all the same.
+  readonly #entries
   #listener: pg.Client | undefined
   #closed = false
   #retry: NodeJS.Timeout | undefined
 
-  constructor (url: string) {
+  constructor (url: string, maxBytes: number) {
     this.#url = url
+    this.#entries = boundedCache<{ token: CachedToken, at: number }>({ maxBytes, sizeOf: ({ token }, key) => tokenEntryBytes(token, key) })
     this.#connect()
   }
 
@@ -41,7 +45,6 @@ export class TokenCache {
 
   set (token: CachedToken) {
     // Only tokens that exist are kept: guesses cannot grow the cache.
-    if (this.#entries.size >= 10_000) this.#entries.clear()
     this.#entries.set(token.hash.toString('hex'), { token, at: Date.now() })
   }
 

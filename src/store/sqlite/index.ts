@@ -25,6 +25,8 @@ export interface SqliteOptions {
   synchronous?: SqliteSynchronous
   /** Told the creates committed together in each transaction. */
   onBatch?: (creates: number) => void
+  /** Bytes the token lookups' cache may hold (default 1 MiB). */
+  tokenCacheBytes?: number
 }
 
 /**
@@ -59,7 +61,7 @@ export function openSqlite (options: SqliteOptions): Store {
     })
   return {
     plants: new SqlitePlants(db, writes),
-    tokens: new SqliteTokens(db),
+    tokens: new SqliteTokens(db, options.tokenCacheBytes ?? 1 << 20),
     webhooks: new SqliteWebhooks(db, writes),
     bulk: new SqliteBulk(db),
     ...(writer !== undefined && { connectWriter: () => writer.connect() }),

@@ -1,4 +1,6 @@
 import type Database from 'better-sqlite3'
+import { boundedCache } from '../../lib/bounded-cache.js'
+import { tokenEntryBytes } from '../token-store.js'
 import type { TokenRecord } from '../store.js'
 
 type CachedToken = TokenRecord & { hash: Buffer }
@@ -7,8 +9,6 @@ type CachedToken = TokenRecord & { hash: Buffer }
 const MAX_AGE_MS = 1000
 // How often to ask SQLite whether another connection (another process, the CLI) committed anything.
 const CHECK_EVERY_MS = 100
-// Only tokens that exist are kept, but a cap keeps memory bounded all the same.
-const MAX_ENTRIES = 10_000
 
 /**
  * Token lookups cached in memory, so that a request costs no SQLite statement for its token. Entries
@@ -18,11 +18,13 @@ const MAX_ENTRIES = 10_000
  */
 export class SqliteTokenCache {
   readonly #dataVersion: Database.Statement<[], bigint>
-  readonly #entries = new Map<string, { token: CachedToken, at: number }>()
+  // Only tokens that exist are kept, but a bound in bytes (--token-cache-size) holds all the same.
+  readonly #entries
   #version: bigint | undefined
   #checkedAt = 0
 
-  constructor (db: Database.Database) {
+  constructor (db: Database.Database, maxBytes: number) {
+    this.#entries = boundedCache<{ token: CachedToken, at: number }>({ maxBytes, sizeOf: ({ token }, key) => tokenEntryBytes(token, key) })
     this.#dataVersion = db.prepare<[], bigint>('PRAGMA data_version').pluck()
   }
 
@@ -42,7 +44,6 @@ export class SqliteTokenCache {
   }
 
   set (token: CachedToken, now = Date.now()) {
-    if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear()
     this.#entries.set(token.hash.toString('base64'), { token, at: now })
   }
 

@@ -13,11 +13,11 @@ export class SqliteTokens implements TokenStore {
   readonly #selectByHash: Database.Statement<[Buffer], TokenRow>
   readonly #cache: SqliteTokenCache
 
-  constructor (db: Database.Database) {
+  constructor (db: Database.Database, cacheBytes: number) {
     this.#db = db
     this.#sql = new Statements(db)
     this.#selectByHash = db.prepare('SELECT * FROM tokens WHERE hash = ?')
-    this.#cache = new SqliteTokenCache(db)
+    this.#cache = new SqliteTokenCache(db, cacheBytes)
   }
 
   async findByHash (hash: Buffer) {
