@@ -38,7 +38,7 @@ export function registerWebhooks (program: Command) {
     .option('--json', 'one JSON array')
     .addOption(databaseOption())
     .action(async (options: { json?: boolean, database?: string }) => {
-      const list = await withStore(options.database, (store) => store.webhooks.listSubscriptions())
+      const list = await withStore(options.database, (store) => store.webhooks.listSubscriptions({ withLastError: true }))
       if (options.json === true) return printJson(list.map(({ id, url, owner, createdAt, lastError }) => ({ id, url, owner, createdAt, lastError })))
       printTable(['ID', 'URL', 'OWNER', 'CREATED', 'LAST ERROR'], list.map((s) => [String(s.id), s.url, s.owner ?? 'operator', s.createdAt.toISOString(), s.lastError ?? '-']))
     })

@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache'
 /**
  * A string-keyed cache bounded in bytes, not entries: the least recently used entries go first, and
  * one larger than the whole bound is never kept. `sizeOf` tells an entry's bytes (its key included,
- * since an attacker chooses keys too); `ttlMs` ends entries that nothing else would.
+ * since an attacker chooses keys too); an entry older than `ttlMs` is never answered.
  */
 export function boundedCache<V extends {}> ({ maxBytes, sizeOf, ttlMs }: {
   maxBytes: number

@@ -78,9 +78,10 @@ export default async function webhookRoutes (app: FastifyInstance, { allowPrivat
     handler: async (request, reply) => {
       const { limit, after } = request.query as { limit: number, after?: bigint }
       const owner = ownerOf(request)
-      const start = after === undefined || after < 0n ? 0 : Number(after > BigInt(Number.MAX_SAFE_INTEGER) ? BigInt(Number.MAX_SAFE_INTEGER) : after)
-      // One more than asked tells whether a next page exists.
-      const subscriptions = await store.webhooks.listSubscriptions({ owner: owner.admin ? undefined : owner.key, after: start, limit: limit + 1 })
+      // One more than asked tells whether a next page exists; `after` is validated as a non-negative int64.
+      const subscriptions = await store.webhooks.listSubscriptions({
+        owner: owner.admin ? undefined : owner.key, after: Math.min(Number(after ?? 0n), Number.MAX_SAFE_INTEGER), limit: limit + 1, withLastError: true
+      })
       const page = subscriptions.slice(0, limit)
       if (subscriptions.length > limit) reply.header('link', `</webhooks?limit=${limit}&after=${page.at(-1)!.id}>; rel="next"`)
       return page.map(view)

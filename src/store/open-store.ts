@@ -1,4 +1,5 @@
 import type { DatabaseUrl } from '../config.js'
+import { describeSystemError } from '../lib/system-errors.js'
 import { StoreMissing } from './store.js'
 import type { Store } from './store.js'
 
@@ -43,16 +44,9 @@ export async function openStore (database: DatabaseUrl, options: {
   }
 }
 
-// Drivers' and the file system's codes, in words: a start-up line names the trouble, not an errno.
-const REASONS: Record<string, string> = {
-  ECONNREFUSED: 'connection refused (is the server running, on that host and port?)',
-  ENOTFOUND: 'no such host',
-  ETIMEDOUT: 'the connection timed out',
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  EROFS: 'the file system is read-only',
-  ENOSPC: 'no space left on the device',
-  ENOTDIR: 'a file stands where a folder is needed',
+// The drivers' codes in words, beside the system's (lib/system-errors.ts); a store's folder is made
+// with mkdir, whose EEXIST means a file stands in the way.
+const DRIVER_REASONS: Record<string, string> = {
   EEXIST: 'a file stands where a folder is needed',
   SQLITE_CANTOPEN: 'the file cannot be opened',
   SQLITE_NOTADB: 'the file is not an SQLite database',
@@ -62,9 +56,4 @@ const REASONS: Record<string, string> = {
   28000: 'the server refused this user'
 }
 
-function reason (error: unknown): string {
-  const { code, path, message } = error as { code?: string, path?: string, message?: string }
-  const words = code === undefined ? undefined : REASONS[code]
-  if (words === undefined) return message ?? String(error)
-  return path === undefined ? words : `${path}: ${words}`
-}
+const reason = (error: unknown) => describeSystemError(error, DRIVER_REASONS) ?? (error as Error).message ?? String(error)

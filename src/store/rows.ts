@@ -32,13 +32,15 @@ export interface SubscriptionRow {
   /** 1/0 in SQLite, a boolean in PostgreSQL. */
   operator: bigint | boolean
   owner: string | null
-  /** Selected with the subscription where it is shown (see SUBSCRIPTION_COLUMNS). */
+  /** Selected with the subscription where it is shown (see subscriptionColumns). */
   last_error?: string | null
 }
 
-/** A subscription's columns and its newest attempted delivery's error, for `FROM webhook_subscriptions s`. */
-export const SUBSCRIPTION_COLUMNS = `s.*, (SELECT d.last_error FROM webhook_deliveries d
-  WHERE d.subscription_id = s.id AND d.attempts > 0 ORDER BY d.id DESC LIMIT 1) AS last_error`
+/** A subscription's columns, for `FROM webhook_subscriptions s`, with its newest attempted delivery's error when asked. */
+export const subscriptionColumns = (withLastError = true) => withLastError
+  ? `s.*, (SELECT d.last_error FROM webhook_deliveries d
+    WHERE d.subscription_id = s.id AND d.attempts > 0 ORDER BY d.id DESC LIMIT 1) AS last_error`
+  : 's.*'
 
 export function toSubscription (row: SubscriptionRow): Subscription {
   return {

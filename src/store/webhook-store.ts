@@ -12,7 +12,7 @@ export interface Subscription {
   operator: boolean
   /** Who made it over HTTP (`token:<id>`, `jwt:<iss>|<sub>`); null for an operator's. */
   owner: string | null
-  /** Why the newest attempted delivery failed; null when it succeeded or none was attempted. */
+  /** Why the newest attempted delivery failed; null when it succeeded, none was attempted, or it was not asked for. */
   lastError: string | null
 }
 
@@ -32,6 +32,8 @@ export interface SubscriptionQuery {
   /** Keyset paging: only ids above this one. */
   after?: number
   limit?: number
+  /** Fill in each one's `lastError` (a look into its deliveries; the dispatcher's polls need none). */
+  withLastError?: boolean
 }
 
 /** The secrets that sign a delivery now: the current one, and the previous one during its grace period. */

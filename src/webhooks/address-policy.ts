@@ -8,8 +8,9 @@ import { WebhookUrlRefused } from '../errors.js'
 /** What an operator sets to let webhooks reach private and special-purpose addresses. */
 export const ALLOW_PRIVATE_HINT = 'an operator may allow such targets with --webhook-allow-private'
 
-// 2000::/3, the only IPv6 block IANA allocates as global unicast.
+// 2000::/3, the only IPv6 block IANA allocates as global unicast; 64:ff9b::/96, NAT64's well-known prefix.
 const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3')
+const NAT64 = ipaddr.parseCIDR('64:ff9b::/96')
 
 /**
  * The IPv4 address an IPv6 address carries, where it is one of the transition forms a connection
@@ -21,7 +22,7 @@ function embeddedIpv4 (address: IPv6): IPv4 | undefined {
   const v4 = (high: number, low: number) => ipaddr.fromByteArray([high >> 8, high & 0xff, low >> 8, low & 0xff]) as IPv4
   switch (address.range()) {
     case 'ipv4Mapped': case 'rfc6145': return v4(p[6]!, p[7]!)
-    case 'rfc6052': return address.match(ipaddr.parseCIDR('64:ff9b::/96')) ? v4(p[6]!, p[7]!) : undefined
+    case 'rfc6052': return address.match(NAT64) ? v4(p[6]!, p[7]!) : undefined
     case '6to4': return v4(p[1]!, p[2]!)
     case 'teredo': return v4(p[6]! ^ 0xffff, p[7]! ^ 0xffff)
   }

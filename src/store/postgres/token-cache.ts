@@ -28,24 +28,17 @@ export class TokenCache {
 
   constructor (url: string, maxBytes: number) {
     this.#url = url
-    this.#entries = boundedCache<{ token: CachedToken, at: number }>({ maxBytes, sizeOf: ({ token }, key) => tokenEntryBytes(token, key) })
+    this.#entries = boundedCache<CachedToken>({ maxBytes, ttlMs: MAX_AGE_MS, sizeOf: tokenEntryBytes })
     this.#connect()
   }
 
   get (hash: Buffer): CachedToken | undefined {
-    const key = hash.toString('hex')
-    const entry = this.#entries.get(key)
-    if (entry === undefined) return undefined
-    if (Date.now() - entry.at > MAX_AGE_MS) {
-      this.#entries.delete(key)
-      return undefined
-    }
-    return entry.token
+    return this.#entries.get(hash.toString('hex'))
   }
 
   set (token: CachedToken) {
     // Only tokens that exist are kept: guesses cannot grow the cache.
-    this.#entries.set(token.hash.toString('hex'), { token, at: Date.now() })
+    this.#entries.set(token.hash.toString('hex'), token)
   }
 
   /** Drops every entry: this instance changed tokens itself, ahead of its own notification. */

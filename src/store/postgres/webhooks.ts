@@ -1,5 +1,5 @@
 import { GroupCommit } from '../group-commit.js'
-import { SUBSCRIPTION_COLUMNS, toDelivery, toDeliveryReport, toSubscription } from '../rows.js'
+import { subscriptionColumns, toDelivery, toDeliveryReport, toSubscription } from '../rows.js'
 import type { DeliveryReportRow, DeliveryRow, SubscriptionRow } from '../rows.js'
 import type { AttemptResult, DeliveryClaim, DeliveryQuery, NewSubscription, SubscriptionQuery, WebhookStore } from '../store.js'
 import type { PostgresDatabase } from './database.js'
@@ -56,14 +56,14 @@ export class PostgresWebhooks implements WebhookStore {
     })
   }
 
-  async listSubscriptions ({ owner, after, limit }: SubscriptionQuery = {}) {
-    return (await this.#db.query<SubscriptionRow>(`SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions s
+  async listSubscriptions ({ owner, after, limit, withLastError = false }: SubscriptionQuery = {}) {
+    return (await this.#db.query<SubscriptionRow>(`SELECT ${subscriptionColumns(withLastError)} FROM webhook_subscriptions s
       WHERE s.removed_at IS NULL AND ($1::text IS NULL OR s.owner = $1) AND s.id > $2
       ORDER BY s.id LIMIT $3`, [owner ?? null, after ?? 0, limit ?? null])).map(toSubscription)
   }
 
   async getSubscription (id: number) {
-    const [row] = await this.#db.query<SubscriptionRow>(`SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions s
+    const [row] = await this.#db.query<SubscriptionRow>(`SELECT ${subscriptionColumns()} FROM webhook_subscriptions s
       WHERE s.id = $1 AND s.removed_at IS NULL`, [id])
     return row === undefined ? undefined : toSubscription(row)
   }

@@ -24,7 +24,7 @@ export class SqliteTokenCache {
   #checkedAt = 0
 
   constructor (db: Database.Database, maxBytes: number) {
-    this.#entries = boundedCache<{ token: CachedToken, at: number }>({ maxBytes, sizeOf: ({ token }, key) => tokenEntryBytes(token, key) })
+    this.#entries = boundedCache<CachedToken>({ maxBytes, ttlMs: MAX_AGE_MS, sizeOf: tokenEntryBytes })
     this.#dataVersion = db.prepare<[], bigint>('PRAGMA data_version').pluck()
   }
 
@@ -38,13 +38,11 @@ export class SqliteTokenCache {
         return undefined
       }
     }
-    const entry = this.#entries.get(hash.toString('base64'))
-    if (entry === undefined || now - entry.at >= MAX_AGE_MS) return undefined
-    return entry.token
+    return this.#entries.get(hash.toString('base64'))
   }
 
-  set (token: CachedToken, now = Date.now()) {
-    this.#entries.set(token.hash.toString('base64'), { token, at: now })
+  set (token: CachedToken) {
+    this.#entries.set(token.hash.toString('base64'), token)
   }
 
   /** This process changed a token: nothing cached may outlive the change. */

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3'
 import type { GroupCommit } from '../group-commit.js'
-import { SUBSCRIPTION_COLUMNS, toDelivery, toDeliveryReport, toSubscription } from '../rows.js'
+import { subscriptionColumns, toDelivery, toDeliveryReport, toSubscription } from '../rows.js'
 import type { DeliveryReportRow, DeliveryRow, SubscriptionRow } from '../rows.js'
 import type { AttemptResult, DeliveryClaim, DeliveryQuery, NewSubscription, SubscriptionQuery, WebhookStore } from '../store.js'
 import { guard, opaqueInteger, Statements } from './connection.js'
@@ -24,20 +24,21 @@ export class SqliteWebhooks implements WebhookStore {
 
   async addSubscription ({ url, secret, description = null, operator, owner = null, maxForOwner }: NewSubscription) {
     // One connection, one statement: the count and the insert cannot interleave with another add.
-    const row = guard(() => this.#sql.get<unknown[], SubscriptionRow>(`INSERT INTO webhook_subscriptions (url, secret, description, operator, owner, created_at)
-      SELECT ?, ?, ?, ?, ?, ? WHERE ? IS NULL OR (SELECT count(*) FROM webhook_subscriptions WHERE owner = ? AND removed_at IS NULL) < ?
-      RETURNING *`).get(url, secret, description, operator ? 1 : 0, owner, Date.now(), maxForOwner ?? null, owner, maxForOwner ?? null))
+    const row = guard(() => this.#sql.get<{}, SubscriptionRow>(`INSERT INTO webhook_subscriptions (url, secret, description, operator, owner, created_at)
+      SELECT @url, @secret, @description, @operator, @owner, @now
+      WHERE @max IS NULL OR (SELECT count(*) FROM webhook_subscriptions WHERE owner = @owner AND removed_at IS NULL) < @max
+      RETURNING *`).get({ url, secret, description, operator: operator ? 1 : 0, owner, now: Date.now(), max: maxForOwner ?? null }))
     return row === undefined ? undefined : toSubscription(row)
   }
 
-  async listSubscriptions ({ owner, after, limit }: SubscriptionQuery = {}) {
-    return guard(() => this.#sql.get<{}, SubscriptionRow>(`SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions s
+  async listSubscriptions ({ owner, after, limit, withLastError = false }: SubscriptionQuery = {}) {
+    return guard(() => this.#sql.get<{}, SubscriptionRow>(`SELECT ${subscriptionColumns(withLastError)} FROM webhook_subscriptions s
       WHERE s.removed_at IS NULL AND (@owner IS NULL OR s.owner = @owner) AND s.id > ${opaqueInteger('@after')}
       ORDER BY s.id LIMIT ${opaqueInteger('@limit')}`).all({ owner: owner ?? null, after: after ?? 0, limit: limit ?? -1 }).map(toSubscription))
   }
 
   async getSubscription (id: number) {
-    const row = guard(() => this.#sql.get<[number], SubscriptionRow>(`SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions s
+    const row = guard(() => this.#sql.get<[number], SubscriptionRow>(`SELECT ${subscriptionColumns()} FROM webhook_subscriptions s
       WHERE s.id = ? AND s.removed_at IS NULL`).get(id))
     return row === undefined ? undefined : toSubscription(row)
   }
