@@ -12,15 +12,15 @@
  */
 import Fastify from 'fastify'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { parseDatabaseUrl } from '../src/config.js'
+import { parseDatabaseUrl } from '../src/config/config.js'
 import { operation } from '../src/contract/document.js'
-import { MissingCredentials, InvalidToken, NotFound, PlantConflict } from '../src/errors.js'
-import contract from '../src/plugins/contract.js'
-import errorHandler from '../src/plugins/error-handler.js'
-import { RouteTable } from '../src/route-table.js'
+import { MissingCredentials, InvalidToken, NotFound, PlantConflict } from '../src/contract/errors.js'
+import contract from '../src/http/contract.js'
+import errorHandler from '../src/http/error-handler.js'
+import { RouteTable } from '../src/http/route-table.js'
 import { openStore } from '../src/store/open-store.js'
 import type { Plant } from '../src/store/store.js'
-import { hashToken, readCredentials } from '../src/tokens.js'
+import { hashToken, readCredentials } from '../src/auth/tokens.js'
 import { RUNGS } from './ladder-rungs.js'
 
 type Rung = typeof RUNGS[number]

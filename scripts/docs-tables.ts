@@ -2,8 +2,8 @@
 // `npm run docs:tables` writes them between their markers; test/docs-tables.test.ts fails when they differ.
 import { readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { SETTINGS } from '../src/config.js'
-import { ERROR_TABLE } from '../src/errors.js'
+import { SETTINGS } from '../src/config/config.js'
+import { ERROR_TABLE } from '../src/contract/errors.js'
 
 const cell = (text: string) => text === '' ? '' : `\`${text}\``
 

@@ -1,4 +1,4 @@
-import type { Principal } from './jwt.js'
+import type { Principal } from './auth/jwt.js'
 import type { Store } from './store/store.js'
 import type { Dispatcher } from './webhooks/dispatcher.js'
 

@@ -1,12 +1,12 @@
 import type { TestContext } from 'node:test'
-import { buildApp } from '../src/app.js'
-import type { BuildOptions } from '../src/app.js'
-import { loadConfig } from '../src/config.js'
-import type { RawConfig } from '../src/config.js'
+import { buildApp } from '../src/http/app.js'
+import type { BuildOptions } from '../src/http/app.js'
+import { loadConfig } from '../src/config/config.js'
+import type { RawConfig } from '../src/config/config.js'
 import { freshDatabase } from './databases.js'
 import { SCOPES } from '../src/store/store.js'
 import type { Scope } from '../src/store/store.js'
-import { generateToken, hashToken } from '../src/tokens.js'
+import { generateToken, hashToken } from '../src/auth/tokens.js'
 
 export type App = Awaited<ReturnType<typeof buildApp>>
 

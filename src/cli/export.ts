@@ -1,7 +1,7 @@
 import { createWriteStream } from 'node:fs'
 import { once } from 'node:events'
 import type { Writable } from 'node:stream'
-import { plantJson } from '../contract/plant-json.js'
+import { plantJson } from '../contract/plant.js'
 import { plantOfRecord } from '../store/store.js'
 import { openForCommand } from './store-access.js'
 import { Progress } from './progress.js'

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { Command, CommanderError } from 'commander'
-import { ConfigError } from '../config.js'
+import { ConfigError } from '../config/config.js'
 import { StoreOpenError } from '../store/open-store.js'
 import { TokenNameTaken } from '../store/store.js'
 import { registerData } from './data.js'

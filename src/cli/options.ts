@@ -1,7 +1,7 @@
 import { Option } from 'commander'
 import type { Command } from 'commander'
-import { SETTINGS } from '../config.js'
-import type { RawConfig } from '../config.js'
+import { SETTINGS } from '../config/config.js'
+import type { RawConfig } from '../config/config.js'
 
 /** The commander Option of a setting, with its PLANTSTORE_* twin and default shown in --help. */
 export function settingOption (setting: keyof RawConfig): Option {

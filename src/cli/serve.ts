@@ -2,9 +2,9 @@ import cluster from 'node:cluster'
 import { rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import type { Command } from 'commander'
-import { loadConfig, SETTINGS } from '../config.js'
-import type { Config, RawConfig } from '../config.js'
-import { generateToken, hashToken } from '../tokens.js'
+import { loadConfig, SETTINGS } from '../config/config.js'
+import type { Config, RawConfig } from '../config/config.js'
+import { generateToken, hashToken } from '../auth/tokens.js'
 import { DEFAULT_SCOPES } from '../store/store.js'
 import { runPrimary } from './cluster.js'
 import { settingOption } from './options.js'
@@ -17,7 +17,7 @@ export function registerServe (program: Command) {
       const config = loadConfig(raw)
       if (config.workers > 1 && cluster.isPrimary) return runPrimary(config.workers)
       // The server (Fastify and everything it loads) only for this command: the others start in a blink.
-      const [{ buildApp }, { listen }] = await Promise.all([import('../app.js'), import('../server.js')])
+      const [{ buildApp }, { listen }] = await Promise.all([import('../http/app.js'), import('../http/server.js')])
       const app = await buildApp(config)
       // Created before listening, so no request can find a store without tokens; printed after, with the real port.
       const firstToken = generateToken()

@@ -1,4 +1,4 @@
-import { parseDatabaseUrl, SETTINGS } from '../config.js'
+import { parseDatabaseUrl, SETTINGS } from '../config/config.js'
 import { openStore, StoreOpenError } from '../store/open-store.js'
 import { StoreMissing } from '../store/store.js'
 import type { Store } from '../store/store.js'

@@ -1,7 +1,7 @@
 import type { Command } from 'commander'
 import { DEFAULT_SCOPES, SCOPES } from '../store/store.js'
 import type { Scope, TokenRecord } from '../store/store.js'
-import { generateToken, hashToken, parseDuration } from '../tokens.js'
+import { generateToken, hashToken, parseDuration } from '../auth/tokens.js'
 import { databaseOption } from './options.js'
 import { printJson, printTable, withStore } from './store-access.js'
 import { UsageError } from './usage-error.js'

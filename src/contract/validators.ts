@@ -2,7 +2,7 @@ import Ajv2020 from 'ajv/dist/2020.js'
 import type { DataValidationCxt, ErrorObject } from 'ajv/dist/types/index.js'
 import type { FastifySchemaCompiler } from 'fastify'
 import type { JsonSchema } from './document.js'
-import { INT64_MAX, INT64_MIN } from '../int64.js'
+import { INT64_MAX, INT64_MIN } from './int64.js'
 
 const Ajv = Ajv2020.default
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { stringify } from 'yaml'
 import { openapiDocument, operation } from '../contract/document.js'
-import { documentServers } from '../plugins/docs.js'
+import { documentServers } from './docs.js'
 
 /** Liveness, readiness and the document itself: no token needed. */
 export default async function operationsRoutes (app: FastifyInstance, { publicUrl }: { publicUrl: string | undefined }) {

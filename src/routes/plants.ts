@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import { operation } from '../contract/document.js'
-import { plantJson, plantsJson } from '../contract/plant-json.js'
-import { etagOf, ifMatch, noneMatch } from '../etag.js'
-import { NotFound, PlantConflict, PreconditionFailed, SchemaMismatch } from '../errors.js'
+import { plantJson, plantsJson } from '../contract/plant.js'
+import { etagOf, ifMatch, noneMatch } from '../contract/etag.js'
+import { NotFound, PlantConflict, PreconditionFailed, SchemaMismatch } from '../contract/errors.js'
 import type { Plant, WriteOutcome } from '../store/store.js'
 import { ReadCache } from './read-cache.js'
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { operation } from '../contract/document.js'
-import { NotFound, TooManyRequests } from '../errors.js'
+import { NotFound, TooManyRequests } from '../contract/errors.js'
 import type { DeliveryReport, Subscription } from '../store/store.js'
 import { checkWebhookUrl } from '../webhooks/address-policy.js'
 import { generateSecret } from '../webhooks/signature.js'

@@ -1,4 +1,4 @@
-import type { DatabaseUrl } from '../config.js'
+import type { DatabaseUrl } from '../config/config.js'
 import { describeSystemError } from '../lib/system-errors.js'
 import { StoreMissing } from './store.js'
 import type { Store } from './store.js'

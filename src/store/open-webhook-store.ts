@@ -1,5 +1,5 @@
 import type { MessagePort } from 'node:worker_threads'
-import type { DatabaseUrl } from '../config.js'
+import type { DatabaseUrl } from '../config/config.js'
 import { GroupCommit } from './group-commit.js'
 import type { WriteJob, WriteResult } from './sqlite/write-jobs.js'
 import type { WebhookStore } from './store.js'

@@ -1,4 +1,4 @@
-import { INT64_MAX, INT64_MIN } from '../int64.js'
+import { INT64_MAX, INT64_MIN } from '../contract/int64.js'
 
 /** A plant as the API shows it; `id` is always exact. */
 export interface Plant {

@@ -3,7 +3,7 @@ import type { LookupAddress, LookupOptions } from 'node:dns'
 import { lookup as lookupAsync } from 'node:dns/promises'
 import ipaddr from 'ipaddr.js'
 import type { IPv4, IPv6 } from 'ipaddr.js'
-import { WebhookUrlRefused } from '../errors.js'
+import { WebhookUrlRefused } from '../contract/errors.js'
 
 /** What an operator sets to let webhooks reach private and special-purpose addresses. */
 export const ALLOW_PRIVATE_HINT = 'an operator may allow such targets with --webhook-allow-private'

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { parseDatabaseUrl } from '../../src/config.js'
+import { parseDatabaseUrl } from '../../src/config/config.js'
 import { openStore } from '../../src/store/open-store.js'
 import { TokenNameTaken } from '../../src/store/store.js'
 import { DATABASES, freshDatabase } from '../helper.js'

@@ -1,4 +1,4 @@
-import { newMessageId, newPlantJson } from '../../webhooks/payload.js'
+import { newMessageId, newPlantJson } from '../../contract/plant-event.js'
 import { sameOrConflict } from '../store.js'
 import type { CreateOutcome, Plant } from '../store.js'
 

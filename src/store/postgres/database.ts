@@ -1,6 +1,6 @@
 import pg from 'pg'
 import type { PoolClient } from 'pg'
-import { StorageUnavailable } from '../../errors.js'
+import { StorageUnavailable } from '../../contract/errors.js'
 
 const INT8_OID = 20
 // int8 as bigint, so that rows have the same shape as better-sqlite3's (see rows.ts) and no id rounds.

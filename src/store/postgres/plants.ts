@@ -1,5 +1,5 @@
 import type { PoolClient } from 'pg'
-import { newMessageId, newPlantJson } from '../../webhooks/payload.js'
+import { newMessageId, newPlantJson } from '../../contract/plant-event.js'
 import { GroupCommit } from '../group-commit.js'
 import { toPlant } from '../rows.js'
 import type { PlantRow } from '../rows.js'

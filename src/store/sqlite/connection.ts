@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3'
-import { StorageUnavailable } from '../../errors.js'
+import { StorageUnavailable } from '../../contract/errors.js'
 
 export type SqliteSynchronous = 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA'
 

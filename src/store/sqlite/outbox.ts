@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3'
-import { newMessageId, newPlantJson } from '../../webhooks/payload.js'
+import { newMessageId, newPlantJson } from '../../contract/plant-event.js'
 import type { Plant } from '../store.js'
 
 /**

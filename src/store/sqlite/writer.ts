@@ -1,6 +1,6 @@
 import { MessageChannel } from 'node:worker_threads'
 import type { MessagePort, Worker } from 'node:worker_threads'
-import { spawnWorker } from '../../worker-thread.js'
+import { spawnWorker } from '../../lib/worker-thread.js'
 import type { SqliteSynchronous } from './connection.js'
 import { WriteChannel } from './write-channel.js'
 import type { WriteJob, WriteResult } from './write-jobs.js'

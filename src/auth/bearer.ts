@@ -1,0 +1,86 @@
+import fp from 'fastify-plugin'
+import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
+import { ApiError, InsufficientScope, InvalidToken, MalformedAuthorization, MissingCredentials, TooManyRequests } from '../contract/errors.js'
+import type { Config } from '../config/config.js'
+import { createJwtVerifier, looksLikeJwt } from './jwt.js'
+import type { Principal } from './jwt.js'
+import { grants } from '../store/store.js'
+import type { TokenStore } from '../store/store.js'
+import { hashToken, looksLikeToken, readCredentials, sameHash } from './tokens.js'
+import { WindowCounter } from '../lib/window-counter.js'
+import type { AuthFailureLimiter } from './failure-limiter.js'
+
+export interface AuthOptions {
+  /** Failed authentications per client address (shared with /metrics). */
+  failures: AuthFailureLimiter
+  /** Requests a token may make per minute (0: no limit). */
+  rateLimit: number
+  jwt: Config['jwt']
+}
+
+type JwtVerifier = ReturnType<typeof createJwtVerifier>
+
+/** Who a request's Authorization header proves it is, or the 400/401 error it deserves (or 503 from the store). */
+async function authenticate (tokens: TokenStore, verifyJwt: JwtVerifier | undefined, request: FastifyRequest): Promise<Principal> {
+  const credentials = readCredentials(request.headers.authorization)
+  if (credentials.kind === 'none') throw new MissingCredentials()
+  if (credentials.kind === 'malformed') throw new MalformedAuthorization(credentials.reason)
+  if (verifyJwt !== undefined && looksLikeJwt(credentials.token)) {
+    try {
+      return await verifyJwt(credentials.token)
+    } catch (error) {
+      request.log.info({ reason: (error as Error).message }, 'JWT refused')
+      throw new InvalidToken()
+    }
+  }
+  if (!looksLikeToken(credentials.token)) throw new InvalidToken()
+  const hash = hashToken(credentials.token)
+  const token = await tokens.findByHash(hash)
+  const usable = token !== undefined && sameHash(token.hash, hash) && token.revokedAt === null &&
+    (token.expiresAt === null || token.expiresAt.getTime() > Date.now())
+  if (!usable) throw new InvalidToken()
+  return { key: `token:${token.id}`, name: token.name, scopes: token.scopes }
+}
+
+/** Only a caller's own mistakes count toward the failure limit: never the store being unreachable (503). */
+const isFailedAuthentication = (error: unknown) => error instanceof MissingCredentials || error instanceof InvalidToken ||
+  error instanceof MalformedAuthorization
+
+/**
+ * Bearer authentication (RFC 6750) for every route whose config names a scope: our opaque tokens, and
+ * JWTs from an OpenID Connect issuer when one is configured (see jwt.ts). The check is attached to
+ * those routes when they are declared (an onRoute hook), so nothing is looked up per request to know
+ * whether a route needs it. It runs on onRequest, before the body is read, so an unauthenticated
+ * caller cannot make the server parse anything. The store caches token lookups and drops them within
+ * a second of any change, from any process (see the stores' token files).
+ * Guessing is slowed per client address: past the failure limit, missing or invalid credentials get
+ * 429, while a request with a valid token is never held back by it (neighbours behind one NAT).
+ */
+export default fp<AuthOptions>(async (app, { failures, rateLimit, jwt }) => {
+  const perToken = new WindowCounter()
+  const verifyJwt = jwt === undefined ? undefined : createJwtVerifier(jwt)
+  app.decorateRequest('principal', null)
+
+  const guard = (scope: string): onRequestHookHandler => async function requireScope (request: FastifyRequest, reply: FastifyReply) {
+    reply.header('cache-control', 'no-store')
+    let principal: Principal
+    try {
+      principal = await authenticate(app.store.tokens, verifyJwt, request)
+    } catch (error) {
+      if (!(error instanceof ApiError) || !isFailedAuthentication(error)) throw error
+      return failures.fail(request.ip, error)
+    }
+    if (rateLimit > 0 && perToken.hit(principal.key) > rateLimit) {
+      throw new TooManyRequests(perToken.retryAfterSeconds(principal.key), 'this token made too many requests')
+    }
+    if (!grants(principal.scopes, scope)) throw new InsufficientScope(scope)
+    request.principal = principal
+  }
+
+  app.addHook('onRoute', (route) => {
+    const scope = route.config?.scope
+    if (scope === undefined) return
+    const existing = route.onRequest === undefined ? [] : [route.onRequest].flat()
+    route.onRequest = [...existing, guard(scope)]
+  })
+}, { name: 'auth', dependencies: ['store', 'error-handler'] })

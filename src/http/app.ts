@@ -1,0 +1,93 @@
+import Fastify from 'fastify'
+import type { FastifyServerOptions } from 'fastify'
+import { AccessLog } from '../telemetry/access-log.js'
+import { bufferedStdout, lazyChildLogger } from '../telemetry/logging.js'
+import type { Config } from '../config/config.js'
+import auth from '../auth/bearer.js'
+import { AuthFailureLimiter } from '../auth/failure-limiter.js'
+import { answerClientError, MAX_HEADER_BYTES } from './client-errors.js'
+import overload from './overload.js'
+import contract from './contract.js'
+import cors from './cors.js'
+import { optionsRoutes, routeTable } from './allowed-methods.js'
+import { RouteTable } from './route-table.js'
+import docs from '../routes/docs.js'
+import errorHandler, { sendError } from './error-handler.js'
+import requestId, { genReqId } from './request-id.js'
+import { Metrics } from '../telemetry/metrics.js'
+import metricsPlugin from '../routes/metrics.js'
+import store from './store.js'
+import webhooks from './webhooks.js'
+import operationsRoutes from '../routes/operations.js'
+import plantRoutes from '../routes/plants.js'
+import webhookRoutes from '../routes/webhooks.js'
+
+export interface BuildOptions {
+  /** A logger destination other than stdout (tests read the log from it). */
+  logStream?: NodeJS.WritableStream
+}
+
+/** Builds the whole service for a config; never listens (server.ts does). The plugin order is the request order. */
+export async function buildApp (config: Config, options: BuildOptions = {}) {
+  const destination = options.logStream ?? bufferedStdout()
+  const logger: FastifyServerOptions['logger'] = {
+    level: config.logLevel,
+    // Defence in depth: access-log.ts never logs headers, but should a request object reach a log
+    // line, its Authorization and Cookie headers are censored.
+    redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
+    stream: destination
+  }
+  const metrics = new Metrics()
+  const accessLog = new AccessLog()
+  const app = Fastify({
+    logger,
+    genReqId,
+    bodyLimit: config.bodyLimit,
+    // Slow clients cannot hold connections: headers must arrive within headersTimeout, the whole request
+    // within requestTimeout; idle keep-alive connections close after keepAliveTimeout.
+    http: { maxHeaderSize: MAX_HEADER_BYTES, headersTimeout: config.limits.headersTimeoutMs, connectionsCheckingInterval: 1000 },
+    requestTimeout: config.limits.requestTimeoutMs,
+    keepAliveTimeout: config.limits.keepAliveTimeoutMs,
+    maxRequestsPerSocket: 10_000,
+    // Behind a load balancer: the client's address (for limits and logs) from X-Forwarded-For, but only
+    // when the request comes from a proxy the operator trusts.
+    // (a hop count is a number, which Fastify takes though its types do not say so)
+    trustProxy: (typeof config.trustProxy === 'object' ? [...config.trustProxy] : config.trustProxy) as boolean | string[],
+    clientErrorHandler: answerClientError,
+    // The document's own formats, for the serialiser's schema merging (allOf): int32 and int64 are
+    // checked by our validators, uri by the webhook routes.
+    serializerOpts: { ajv: { formats: { int32: true, int64: true, uri: true } } },
+    logController: accessLog,
+    childLoggerFactory: lazyChildLogger,
+    // Router-level failures (a malformed URL) answer in the contract's shape too.
+    frameworkErrors: (error, request, reply) => sendError(error, request, reply)
+  })
+  accessLog.useLogger(app.log, destination)
+  // Past this many open connections, node:http closes new ones as they arrive: idle sockets cannot
+  // take every file descriptor the process has.
+  app.server.maxConnections = config.maxConnections
+  const routes = new RouteTable()
+  await app.register(routeTable, { routes })
+  await app.register(errorHandler, { routes })
+  await app.register(requestId)
+  await app.register(cors, { cors: config.cors })
+  const failures = new AuthFailureLimiter(config.limits.authFailures)
+  await app.register(metricsPlugin, { metrics, settings: config.metrics, failures })
+  await app.register(store, { database: config.database, metrics, tokenCacheBytes: config.caches.tokenBytes })
+  await app.register(webhooks, {
+    ...config.webhooks,
+    database: config.database,
+    onAttempt: (outcome, count) => metrics.webhookDeliveries.inc({ outcome }, count),
+    onDelivered: (lagSeconds) => metrics.webhookLag.observe(lagSeconds)
+  })
+  metrics.observeWebhooks({ backlog: () => app.store.webhooks.backlog(), concurrency: () => app.webhooks.concurrency() })
+  await app.register(overload, { maxEventLoopDelayMs: config.limits.maxEventLoopDelayMs })
+  await app.register(auth, { failures, rateLimit: config.limits.perToken, jwt: config.jwt })
+  await app.register(contract, { bodyLimit: config.bodyLimit })
+  await app.register(docs, { publicUrl: config.publicUrl })
+  await app.register(operationsRoutes, { publicUrl: config.publicUrl })
+  await app.register(plantRoutes, { readCacheBytes: config.caches.readBytes })
+  await app.register(webhookRoutes, { allowPrivate: config.webhooks.allowPrivate, maxPerOwner: config.webhooks.maxPerOwner })
+  await app.register(optionsRoutes, { routes, cors: config.cors })
+  return app
+}

@@ -1,0 +1,68 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import {
+  ApiError, BodyTooLarge, InternalError, InvalidJson, MethodNotAllowed, NotFound, SchemaMismatch, StorageUnavailable,
+  TooManyRequests, UnsupportedMediaType
+} from '../contract/errors.js'
+import { describeSchemaErrors } from '../contract/validators.js'
+import type { AjvError } from '../contract/validators.js'
+import type { RouteTable } from './route-table.js'
+
+function describeValidation (errors: AjvError[], context: string, request: FastifyRequest): string {
+  if (context === 'body' && request.body === undefined) return 'body is required'
+  return describeSchemaErrors(errors, context)
+}
+
+/** Maps anything thrown in any layer to an ApiError of the table in errors.ts. */
+export function toApiError (error: unknown, request: FastifyRequest): ApiError {
+  if (error instanceof ApiError) return error
+  const fastifyError = error as Partial<FastifyError> & { validation?: AjvError[] }
+  if (fastifyError.validation !== undefined) {
+    return new SchemaMismatch(describeValidation(fastifyError.validation, fastifyError.validationContext ?? 'request', request))
+  }
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new UnsupportedMediaType(JSON.stringify(request.headers['content-type'] ?? ''))
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new BodyTooLarge(request.routeOptions.bodyLimit)
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new SchemaMismatch('body is required')
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new InvalidJson('the body length does not match Content-Length')
+    case 'FST_ERR_BAD_URL':
+      return new NotFound(`no route for ${request.method} ${request.url}`)
+  }
+  const status = fastifyError.statusCode ?? 500
+  if (status === 503) return new StorageUnavailable()
+  if (status === 429) return new TooManyRequests(1)
+  if (status >= 400 && status < 500) return new SchemaMismatch(fastifyError.message ?? 'bad request')
+  return new InternalError(request.id)
+}
+
+/** Sends the contract's Error body; 5xx other than storage outages are logged with their cause. */
+export function sendError (error: unknown, request: FastifyRequest, reply: FastifyReply) {
+  const apiError = toApiError(error, request)
+  if (apiError.status === 500) request.log.error({ err: error }, 'internal error')
+  else if (apiError.status >= 500) request.log.warn({ err: error }, apiError.message)
+  return reply
+    .code(apiError.status)
+    .headers(apiError.headers)
+    // Router-level failures skip the onRequest hooks, so these are set here as well.
+    .header('x-request-id', request.id)
+    .header('x-content-type-options', 'nosniff')
+    .type('application/json; charset=utf-8')
+    .send({ error: apiError.code, message: apiError.message })
+}
+
+/** The one error handler, and the answer to a request no route takes: 405 for a known path, else 404. */
+export default fp<{ routes: RouteTable }>(async (app, { routes }) => {
+  app.setErrorHandler((error, request, reply) => sendError(error, request, reply))
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?', 1)[0]!
+    const allowed = routes.allowed(path)
+    // A route that has this method but nothing here (a missing file under /docs/static) is 404, not 405.
+    const missing = allowed === undefined || allowed.includes(request.method)
+    sendError(missing ? new NotFound(`no route for ${request.method} ${path}`) : new MethodNotAllowed(request.method, path, allowed),
+      request, reply)
+  })
+}, { name: 'error-handler' })

@@ -1,0 +1,23 @@
+import fp from 'fastify-plugin'
+import type { DatabaseUrl } from '../config/config.js'
+import type { Dispatcher, DispatcherOptions } from '../webhooks/dispatcher.js'
+import { DispatcherThread } from '../webhooks/thread/dispatcher-thread.js'
+
+/**
+ * Runs the webhook dispatcher beside the server as `app.webhooks`: it starts once the app is ready and
+ * stops, letting attempts in flight finish, before the requests drain and the store closes. It runs in
+ * a thread of its own, so sending deliveries does not slow serving requests; an in-memory SQLite store
+ * is private to its connection, so there it runs on the event loop.
+ */
+export default fp<DispatcherOptions & { database: DatabaseUrl }>(async (app, { database, ...options }) => {
+  const log = app.log.child({ component: 'webhooks' })
+  // The in-process dispatcher is loaded only where it runs: it brings undici, which the main thread
+  // otherwise never needs (the thread loads its own).
+  const dispatcher: Dispatcher = database.kind === 'sqlite' && database.path === ':memory:'
+    ? new (await import('../webhooks/dispatcher.js')).WebhookDispatcher(app.store.webhooks, log, options)
+    : new DispatcherThread(database, options, log, async () => (await app.store.webhooks.listSubscriptions()).length > 0,
+      app.store.connectWriter)
+  app.decorate('webhooks', dispatcher)
+  app.addHook('onReady', async () => { dispatcher.start() })
+  app.addHook('preClose', async () => { await dispatcher.stop() })
+}, { name: 'webhooks', dependencies: ['store'] })

@@ -1,0 +1,119 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import type { Metric } from 'prom-client'
+import { DerivedMetric, LeanHistogram } from './lean-metrics.js'
+import type { Store } from '../store/store.js'
+
+/** Every metric the service exports, on a registry of its own (one per app, so tests do not share one). */
+export class Metrics {
+  readonly registry = new Registry()
+  /** Per request: lean (see lean-metrics.ts), read by prom-client when scraped. */
+  readonly requestDuration = new LeanHistogram('plantstore_http_request_duration_seconds',
+    'Time from receiving a request to answering it, by method, route template and status',
+    ['method', 'route', 'status'], [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5])
+
+  readonly storeDuration = new LeanHistogram('plantstore_store_operation_duration_seconds',
+    'Time of each store operation, by operation', ['operation'],
+    [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1])
+
+  /** Requests whose onRequest hooks ran, and of those, the ones answered: their difference is in flight. */
+  readonly counts = { received: 0, answered: 0 }
+
+  readonly batchSize = new Histogram({
+    name: 'plantstore_group_commit_batch_size',
+    help: 'Creates committed together in one transaction (group commit)',
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
+    registers: [this.registry]
+  })
+
+  readonly webhookLag = new Histogram({
+    name: 'plantstore_webhook_delivery_lag_seconds',
+    help: 'Time from a plant\'s creation to the delivery of its newPlant event (retries included)',
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600, 21600, 86400],
+    registers: [this.registry]
+  })
+
+  readonly webhookDeliveries = new Counter({
+    name: 'plantstore_webhook_deliveries_total',
+    help: 'Webhook delivery attempts, by outcome: delivered, failed (will retry) or given_up',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry]
+  })
+
+  constructor () {
+    const requestDuration = this.requestDuration
+    this.registry.registerMetric(new DerivedMetric('plantstore_http_requests_total',
+      'HTTP requests answered, by method, route template and status', 'counter',
+      () => requestDuration.seriesList().map((series) => ({ labels: series.labels, value: series.count }))) as unknown as Metric)
+    this.registry.registerMetric(requestDuration as unknown as Metric)
+    this.registry.registerMetric(new DerivedMetric('plantstore_http_requests_in_flight', 'Requests received and not yet answered',
+      'gauge', () => [{ labels: {}, value: this.counts.received - this.counts.answered }]) as unknown as Metric)
+    this.registry.registerMetric(this.storeDuration as unknown as Metric)
+    collectDefaultMetrics({ register: this.registry, prefix: 'plantstore_' })
+  }
+
+  /** Per-subscriber gauges, read from the outbox and the dispatcher when scraped (not on every change). */
+  observeWebhooks (sources: { backlog: () => Promise<Map<number, number>>, concurrency: () => Map<number, number> }) {
+    const perSubscription = (gauge: Gauge<'subscription'>, values: Map<number, number>) => {
+      gauge.reset()
+      for (const [id, value] of values) gauge.set({ subscription: String(id) }, value)
+    }
+    this.registry.registerMetric(new Gauge({
+      name: 'plantstore_webhook_backlog',
+      help: 'newPlant events not yet delivered to a subscriber (nor given up), by subscription id',
+      labelNames: ['subscription'] as const,
+      registers: [],
+      async collect () { perSubscription(this, await sources.backlog()) }
+    }))
+    this.registry.registerMetric(new Gauge({
+      name: 'plantstore_webhook_concurrency',
+      help: 'Deliveries this process lets be in flight to a subscriber now (its adaptive limit), by subscription id',
+      labelNames: ['subscription'] as const,
+      registers: [],
+      collect () { perSubscription(this, sources.concurrency()) }
+    }))
+  }
+}
+
+/** A store concern with every method timed into `plantstore_store_operation_duration_seconds` as `concern.method`. */
+function timed<T extends object> (concern: string, target: T, metrics: Metrics, untimed: string[] = []): T {
+  const wrapped: Record<string, unknown> = {}
+  let prototype: object | null = Object.getPrototypeOf(target)
+  const names = new Set(Object.keys(target))
+  for (; prototype !== null && prototype !== Object.prototype; prototype = Object.getPrototypeOf(prototype)) {
+    for (const name of Object.getOwnPropertyNames(prototype)) if (name !== 'constructor') names.add(name)
+  }
+  for (const name of names) {
+    const method = (target as Record<string, unknown>)[name]
+    if (typeof method !== 'function') continue
+    if (untimed.includes(name)) {
+      wrapped[name] = method.bind(target)
+      continue
+    }
+    const series = metrics.storeDuration.series(`${concern}.${name}`)
+    // Not an async wrapper: that was one more promise, await and frame around every store call, about
+    // 1 KB of garbage per request (sampled). Every timed method is async (the synchronous ones are
+    // `untimed`), so even a failure arrives as this promise's rejection, which the caller handles.
+    wrapped[name] = (...args: unknown[]) => {
+      const start = performance.now()
+      const call = method.apply(target, args) as Promise<unknown>
+      const observe = () => { series.observe((performance.now() - start) / 1000) }
+      call.then(observe, observe)
+      return call
+    }
+  }
+  return wrapped as T
+}
+
+/** The store with every operation timed; the wrappers are made once, not per call. */
+export function instrumentStore (store: Store, metrics: Metrics): Store {
+  return {
+    // readVersion is not an operation on the data but a synchronous check made before cached reads.
+    plants: timed('plants', store.plants, metrics, ['readVersion']),
+    tokens: timed('tokens', store.tokens, metrics),
+    webhooks: timed('webhooks', store.webhooks, metrics),
+    bulk: store.bulk,
+    ...(store.connectWriter !== undefined && { connectWriter: store.connectWriter }),
+    ping: store.ping,
+    close: store.close
+  }
+}

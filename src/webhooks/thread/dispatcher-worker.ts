@@ -1,0 +1,59 @@
+// The webhook dispatcher's own thread: sending deliveries (HTTP, signatures, claims and outcomes)
+// costs about as much as serving the create that caused them, so it runs beside the event loop that
+// serves requests rather than on it. It tells the main thread its metrics and log lines.
+import { parentPort, workerData } from 'node:worker_threads'
+import type { MessagePort } from 'node:worker_threads'
+import type { DatabaseUrl } from '../../config/config.js'
+import { openWebhookStore } from '../../store/open-webhook-store.js'
+import { WebhookDispatcher } from '../dispatcher.js'
+import type { DispatcherSettings } from '../dispatcher.js'
+import { plainError } from '../log.js'
+import type { Log, LogLevel } from '../log.js'
+
+const { database, settings, writerPort, levels } = workerData as {
+  database: DatabaseUrl, settings: DispatcherSettings, writerPort?: MessagePort, levels: LogLevel[]
+}
+const port = parentPort!
+
+const relay = (level: LogLevel) => levels.includes(level)
+  ? (fields: object, msg: string) => {
+      const { err, ...rest } = fields as { err?: unknown }
+      port.postMessage({ log: { level, fields: err === undefined ? rest : { ...rest, err: plainError(err) }, msg } })
+    }
+  : () => {}
+const log: Log = { debug: relay('debug'), info: relay('info'), warn: relay('warn'), error: relay('error') }
+
+// Metrics are sent in small batches rather than one message per delivery.
+let outcomes = { delivered: 0, failed: 0, given_up: 0 }
+let lags: number[] = []
+function sendMetrics () {
+  port.postMessage({ metrics: { outcomes, lags, concurrency: [...dispatcher.concurrency()] } })
+  outcomes = { delivered: 0, failed: 0, given_up: 0 }
+  lags = []
+}
+
+const store = await openWebhookStore(database, writerPort)
+const dispatcher = new WebhookDispatcher(store.webhooks, log, {
+  ...settings,
+  onAttempt: (outcome) => { outcomes[outcome]++ },
+  onDelivered: (lagSeconds) => { lags.push(lagSeconds) },
+  // The main thread reads the subscribers only while no thread runs; this one tells it when none are left.
+  onSubscribers: (count) => { if (count === 0) port.postMessage({ unsubscribed: true }) }
+})
+setInterval(sendMetrics, 250).unref()
+
+port.on('message', async (message: { wake?: true, refresh?: number, stop?: true }) => {
+  if (message.wake === true) dispatcher.wake()
+  if (message.refresh !== undefined) {
+    await dispatcher.refresh().catch((error: unknown) => log.warn({ err: error }, 'webhook dispatcher could not read the subscribers'))
+    port.postMessage({ refreshed: message.refresh })
+  }
+  if (message.stop === true) {
+    await dispatcher.stop()
+    sendMetrics()
+    await store.close()
+    port.postMessage({ stopped: true })
+    process.exit(0)
+  }
+})
+dispatcher.start()

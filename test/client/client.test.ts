@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+// Through the package's own export, as a user imports it: the built client and its generated types.
+import { createPlantStoreClient, PlantStoreError } from '@plantstore/client'
+import { build, createToken } from '../helper.js'
+import { startReceiver, waitFor } from '../receiver.js'
+
+test('the typed client against a running server: create, pages, read, replace, delete, errors, int64 edge', async (t) => {
+  const app = await build(t)
+  const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 })
+  const client = createPlantStoreClient({ baseUrl, token: await createToken(app) })
+
+  const max = await client.createPlant({ id: 9223372036854775807n, name: 'Edge', tag: 'int64' })
+  assert.deepEqual(max, { id: 9223372036854775807n, name: 'Edge', tag: 'int64' })
+  assert.deepEqual((await client.getPlant(9223372036854775807n)).plant, max)
+  assert.deepEqual(await client.createPlant({ id: 9007199254740993n, name: 'Above 2^53' }), { id: 9007199254740993n, name: 'Above 2^53' })
+  for (let id = 1; id <= 25; id++) await client.createPlant({ id, name: `plant ${id}`, tag: id % 2 === 0 ? 'even' : 'odd' })
+
+  const first = await client.listPlants({ limit: 10 })
+  assert.deepEqual(first.plants.map((p) => p.id), Array.from({ length: 10 }, (_, i) => BigInt(i + 1)))
+  assert.deepEqual(first.next, { limit: 10, after: 10n })
+  const all = []
+  for await (const plant of client.allPlants({ limit: 7 })) all.push(plant.id)
+  assert.equal(all.length, 27)
+  assert.equal(all.at(-1), 9223372036854775807n)
+  const odd = []
+  for await (const plant of client.allPlants({ limit: 4, tag: 'odd' })) odd.push(plant.id)
+  assert.equal(odd.length, 13)
+
+  const { etag } = await client.getPlant(3)
+  const replaced = await client.replacePlant(3, { name: 'Renamed' }, { ifMatch: etag })
+  assert.deepEqual(replaced.plant, { id: 3n, name: 'Renamed' })
+  await assert.rejects(client.replacePlant(3, { name: 'Lost update' }, { ifMatch: etag }),
+    (error: unknown) => error instanceof PlantStoreError && error.status === 412 && error.error === 3002)
+  await client.deletePlant(3, { ifMatch: replaced.etag })
+  await assert.rejects(client.getPlant(3), (error: unknown) =>
+    error instanceof PlantStoreError && error.status === 404 && error.error === 3000 && error.message === 'plant 3 not found' &&
+    typeof error.requestId === 'string')
+  await assert.rejects(client.createPlant({ id: 4, name: 'Different' }),
+    (error: unknown) => error instanceof PlantStoreError && error.status === 409 && error.error === 3001)
+  await assert.rejects(client.getPlant(2 ** 53 + 2), TypeError, 'an unsafe number id is refused before it is sent')
+
+  const stranger = createPlantStoreClient({ baseUrl, token: 'ps_' + 'x'.repeat(43) })
+  await assert.rejects(stranger.listPlants(), (error: unknown) => error instanceof PlantStoreError && error.status === 401 && error.error === 2001)
+})
+
+test('the typed client manages webhook subscriptions: create, list, rotate, deliveries, redeliver, delete', async (t) => {
+  const receiver = await startReceiver()
+  t.after(() => receiver.close())
+  const app = await build(t, { webhookAllowPrivate: 'true' })
+  const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 })
+  const client = createPlantStoreClient({ baseUrl, token: await createToken(app) })
+  const created = await client.createWebhook({ url: receiver.url, description: 'typed' })
+  assert.match(created.secret, /^whsec_/)
+  assert.deepEqual((await client.listWebhooks()).map((s) => s.id), [created.id])
+  assert.equal((await client.getWebhook(created.id)).description, 'typed')
+  await client.createPlant({ id: 9223372036854775807n, name: 'Edge' })
+  await waitFor(async () => (await client.listWebhookDeliveries(created.id)).deliveries[0]?.state === 'delivered', 5000, 'the delivery')
+  const { deliveries } = await client.listWebhookDeliveries(created.id, { limit: 1 })
+  assert.equal(deliveries[0]!.plantId, 9223372036854775807n, 'the plant id exact')
+  await client.redeliverWebhookEvent(created.id, deliveries[0]!.id)
+  await waitFor(() => receiver.received.length === 2, 5000, 'the redelivery')
+  assert.notEqual((await client.rotateWebhookSecret(created.id)).secret, created.secret)
+  await client.deleteWebhook(created.id)
+  await assert.rejects(client.getWebhook(created.id), (error: unknown) => error instanceof PlantStoreError && error.status === 404)
+})

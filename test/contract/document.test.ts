@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import Ajv2020 from 'ajv/dist/2020.js'
+import { operations } from '../../src/contract/document.js'
+import { buildWithToken, createToken } from '../helper.js'
+import type { App } from '../helper.js'
+
+const Ajv = Ajv2020.default
+
+/** Routes as Fastify has them, "METHOD /path", read from printRoutes' tree. */
+async function registeredRoutes (app: App): Promise<Set<string>> {
+  await app.ready()
+  const routes = new Set<string>()
+  const stack: string[] = []
+  for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
+    const match = /^([\s│]*)[├└]── (\S+)(?: \(([^)]+)\))?/.exec(line)
+    if (match === null) continue
+    const depth = match[1]!.length / 4
+    stack.length = depth
+    stack.push(match[2]!)
+    // HEAD and OPTIONS are HTTP's own, answered for every path (plugins/methods.ts), not operations.
+    for (const method of (match[3] ?? '').split(', ').filter((m) => m !== '' && m !== 'HEAD' && m !== 'OPTIONS')) {
+      routes.add(`${method} ${stack.join('')}`)
+    }
+  }
+  return routes
+}
+
+test('every documented operation has a route, and every route is documented', async (t) => {
+  const { app } = await buildWithToken(t)
+  const documented = new Set(operations.map((op) => `${op.method} ${op.url}`))
+  // /docs and its assets are the rendered reference of the document, not operations of the API.
+  const routes = [...await registeredRoutes(app)].filter((route) => !route.split(' ')[1]!.startsWith('/docs'))
+  assert.deepEqual(routes.sort(), [...documented].sort())
+})
+
+test('each operation declares its security: a scope, or none for the operational endpoints', () => {
+  for (const op of operations) {
+    if (['/healthz', '/readyz', '/openapi.json', '/openapi.yaml', '/metrics'].includes(op.url)) assert.equal(op.scope, undefined, op.url)
+    else if (op.url.startsWith('/webhooks')) assert.equal(op.scope, 'webhooks:manage', `${op.method} ${op.url}`)
+    else assert.match(String(op.scope), /^plants:(read|write)$/, `${op.method} ${op.url}`)
+  }
+})
+
+/** Validates a real response against the document's schema for its operation and status. */
+function assertDocumented (operationId: string, res: { statusCode: number, body: string }) {
+  const op = operations.find((o) => o.operationId === operationId)!
+  const schema = op.schema.response[String(res.statusCode)]
+  assert.ok(schema, `${operationId} documents status ${res.statusCode}`)
+  // The document's int32/int64 formats are the server's own keywords; here only the shape is checked.
+  const validate = new Ajv({ strict: false, formats: { int32: true, int64: true, uri: true } }).compile(schema)
+  assert.ok(validate(JSON.parse(res.body)), `${operationId} ${res.statusCode}: ${JSON.stringify(validate.errors)} ${res.body}`)
+}
+
+test('a sample response of each status a route answers validates against the document', async (t) => {
+  const { app, send } = await buildWithToken(t)
+  const reader = await createToken(app, { scopes: ['plants:read'] })
+  assertDocumented('createPlant', await send('POST', '/plants', { id: 1, name: 'Fern', tag: 'green' }))
+  assertDocumented('createPlant', await send('POST', '/plants', { id: 1, name: 'Fern', tag: 'green' }))
+  assertDocumented('createPlant', await send('POST', '/plants', { id: 1, name: 'Ivy' }))
+  assertDocumented('createPlant', await send('POST', '/plants', { id: 2 }))
+  assertDocumented('createPlant', await send('POST', '/plants', '{oops'))
+  assertDocumented('createPlant', await send('POST', '/plants', 'x', { 'content-type': 'text/plain' }))
+  assertDocumented('createPlant', await send('POST', '/plants', JSON.stringify({ id: 3, name: 'p'.repeat(70_000) })))
+  assertDocumented('createPlant', await app.inject({ method: 'POST', url: '/plants' }))
+  assertDocumented('createPlant', await send('POST', '/plants', { id: 4, name: 'x' }, { authorization: `Bearer ${reader}` }))
+  assertDocumented('listPlants', await send('GET', '/plants?limit=1'))
+  assertDocumented('listPlants', await send('GET', '/plants?limit=0'))
+  const writer = await createToken(app, { scopes: ['plants:write'] })
+  assertDocumented('listPlants', await send('GET', '/plants', undefined, { authorization: `Bearer ${writer}` }))
+  assertDocumented('getPlant', await send('GET', '/plants/1'))
+  assertDocumented('getPlant', await send('GET', '/plants/404'))
+  assertDocumented('getPlant', await send('GET', '/plants/abc'))
+  assertDocumented('replacePlant', await send('PUT', '/plants/1', { name: 'Fern', tag: 'green' }))
+  assertDocumented('replacePlant', await send('PUT', '/plants/1', { name: 'Fern' }, { 'if-match': '"stale"' }))
+  assertDocumented('replacePlant', await send('PUT', '/plants/404', { name: 'Fern' }))
+  assertDocumented('replacePlant', await send('PUT', '/plants/1', { id: 2, name: 'Fern' }))
+  assertDocumented('deletePlant', await send('DELETE', '/plants/1', undefined, { 'if-match': '"stale"' }))
+  assertDocumented('deletePlant', await send('DELETE', '/plants/404'))
+  const deleted = await send('DELETE', '/plants/1')
+  assert.equal(deleted.statusCode, 204)
+  assert.ok(operations.find((o) => o.operationId === 'deletePlant')!.schema.response['204'] === undefined, '204 has no body')
+  assertDocumented('getHealth', await app.inject('/healthz'))
+  assertDocumented('getReadiness', await app.inject('/readyz'))
+  assertDocumented('getOpenApiDocument', await app.inject('/openapi.json'))
+})

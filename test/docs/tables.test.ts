@@ -1,0 +1,10 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { GENERATED, readPage, withTable } from '../../scripts/docs-tables.js'
+
+test('the configuration and error tables in docs/ are those config.ts and errors.ts make (npm run docs:tables)', () => {
+  for (const [path, table] of Object.entries(GENERATED)) {
+    const page = readPage(path)
+    assert.equal(page, withTable(page, table()), `${path} differs from its source: run npm run docs:tables`)
+  }
+})
