@@ -17,7 +17,6 @@ import { operation } from '../src/contract/document.js'
 import { MissingCredentials, InvalidToken, NotFound, PlantConflict } from '../src/contract/errors.js'
 import contract from '../src/http/contract.js'
 import errorHandler from '../src/http/error-handler.js'
-import { RouteTable } from '../src/http/route-table.js'
 import { openStore } from '../src/store/open-store.js'
 import type { Plant } from '../src/store/store.js'
 import { hashToken, readCredentials } from '../src/auth/tokens.js'
@@ -36,7 +35,7 @@ const knownHashes = new Set([hashToken(token).toString('hex')])
 const app = Fastify({ logger: false })
 
 if (level >= RUNGS.indexOf('contract')) {
-  await app.register(errorHandler, { routes: new RouteTable() })
+  await app.register(errorHandler)
   await app.register(contract, { bodyLimit: 65536 })
 }
 

@@ -1,4 +1,4 @@
-// The tables of docs/configuration.md and docs/errors.md, made from src/config.ts and src/errors.ts:
+// The tables of docs/configuration.md and docs/errors.md, made from src/config/settings.ts and src/contract/errors.ts:
 // `npm run docs:tables` writes them between their markers; test/docs-tables.test.ts fails when they differ.
 import { readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
@@ -8,7 +8,7 @@ import { ERROR_TABLE } from '../src/contract/errors.js'
 const cell = (text: string) => text === '' ? '' : `\`${text}\``
 
 export function configurationTable (): string {
-  const rows = Object.values(SETTINGS).map(([flag, env, fallback, , help]) => `| ${cell(flag)} | ${cell(env)} | ${cell(fallback)} | ${help} |`)
+  const rows = Object.values(SETTINGS).map(({ flag, env, fallback, help }) => `| ${cell(flag)} | ${cell(env)} | ${cell(fallback)} | ${help} |`)
   return ['| flag | environment | default | meaning |', '|---|---|---|---|', ...rows].join('\n')
 }
 

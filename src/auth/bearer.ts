@@ -47,6 +47,18 @@ const isFailedAuthentication = (error: unknown) => error instanceof MissingCrede
   error instanceof MalformedAuthorization
 
 /**
+ * A hook admitting only the bearer token whose hash is `expected` (the `/metrics` route's own token,
+ * `--metrics token`), compared in constant time; wrong guesses count toward the failure limit.
+ */
+export function requireOwnToken (expected: Buffer, failures: AuthFailureLimiter): onRequestHookHandler {
+  return async function requireOwn (request: FastifyRequest) {
+    const credentials = readCredentials(request.headers.authorization)
+    if (credentials.kind !== 'bearer') return failures.fail(request.ip, new MissingCredentials())
+    if (!sameHash(hashToken(credentials.token), expected)) return failures.fail(request.ip, new InvalidToken())
+  }
+}
+
+/**
  * Bearer authentication (RFC 6750) for every route whose config names a scope: our opaque tokens, and
  * JWTs from an OpenID Connect issuer when one is configured (see jwt.ts). The check is attached to
  * those routes when they are declared (an onRoute hook), so nothing is looked up per request to know

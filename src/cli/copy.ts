@@ -1,7 +1,6 @@
-import { displayUrl } from './data.js'
-import { openForCommand } from './store-access.js'
+import { withStore } from './store-access.js'
 import { Progress } from './progress.js'
-import { InputError, UsageError } from './usage-error.js'
+import { InputError, UsageError } from './command-errors.js'
 
 const BATCH = 10_000
 
@@ -11,26 +10,23 @@ const BATCH = 10_000
  * holding anything is refused before anything is written.
  */
 export async function runCopy ({ from, to, quiet }: { from: string, to: string, quiet?: boolean }) {
-  if (from === to) throw new UsageError('--from and --to name the same store', 2)
-  const source = await openForCommand(from, { flag: '--from' })
-  try {
-    const target = await openForCommand(to, { flag: '--to', create: true })
-    try {
-      const held = await target.bulk.contents()
-      const nonEmpty = Object.entries(held).filter(([, count]) => count > 0)
-      if (nonEmpty.length > 0) {
-        throw new InputError(`the target ${displayUrl(to)} is not empty (${nonEmpty.map(([kind, count]) => `${count} ${kind}`).join(', ')}); copy writes only into an empty store`)
-      }
-      const contents = await source.bulk.contents()
-      const metadata = await source.bulk.metadata()
-      const progress = new Progress('copied', { quiet, total: contents.plants })
-      await target.bulk.restore(source.bulk.plants(BATCH), metadata, (count) => progress.add(count))
-      progress.done(`copied ${progress.count} plants, ${metadata.tokens.length} tokens, ${metadata.subscriptions.filter((row) => row.removed_at === null).length} webhook subscriptions ` +
-        `and ${metadata.deliveries.length} undelivered events from ${displayUrl(from)} to ${displayUrl(to)}`)
-    } finally {
-      await target.close()
+  if (from === to) throw new UsageError('--from and --to name the same store')
+  await withStore(from, async (source) => withStore(to, async (target) => {
+    const held = await target.bulk.contents()
+    const nonEmpty = Object.entries(held).filter(([, count]) => count > 0)
+    if (nonEmpty.length > 0) {
+      throw new InputError(`the target ${displayUrl(to)} is not empty (${nonEmpty.map(([kind, count]) => `${count} ${kind}`).join(', ')}); copy writes only into an empty store`)
     }
-  } finally {
-    await source.close()
-  }
+    const contents = await source.bulk.contents()
+    const metadata = await source.bulk.metadata()
+    const progress = new Progress('copied', { quiet, total: contents.plants })
+    await target.bulk.restore(source.bulk.plants(BATCH), metadata, (count) => progress.add(count))
+    progress.done(`copied ${progress.count} plants, ${metadata.tokens.length} tokens, ${metadata.subscriptions.filter((row) => row.removed_at === null).length} webhook subscriptions ` +
+      `and ${metadata.deliveries.length} undelivered events from ${displayUrl(from)} to ${displayUrl(to)}`)
+  }, { flag: '--to', create: true }), { flag: '--from' })
+}
+
+/** A database URL fit to print: its password hidden. */
+export function displayUrl (url: string): string {
+  return url.replace(/^(postgres(?:ql)?:\/\/[^:/@]+:)[^@]*@/, '$1***@')
 }

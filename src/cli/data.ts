@@ -4,11 +4,6 @@ import { databaseOption } from './options.js'
 
 const quietOption = () => new Option('--quiet', 'no progress and no summary on stderr')
 
-/** A database URL fit to print: its password hidden. */
-export function displayUrl (url: string): string {
-  return url.replace(/^(postgres(?:ql)?:\/\/[^:/@]+:)[^@]*@/, '$1***@')
-}
-
 /**
  * plantstore export | import | copy | backup: moving data (see export.ts, import.ts, copy.ts, backup.ts,
  * loaded when run). Exit codes: 0 done, 1 stopped by bad input or a conflict, 2 usage or configuration.

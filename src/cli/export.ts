@@ -1,17 +1,15 @@
 import { createWriteStream } from 'node:fs'
 import { once } from 'node:events'
 import type { Writable } from 'node:stream'
-import { plantJson } from '../contract/plant.js'
-import { plantOfRecord } from '../store/store.js'
-import { openForCommand } from './store-access.js'
+import { plantJson, plantOfRow } from '../contract/plant.js'
+import { withStore } from './store-access.js'
 import { Progress } from './progress.js'
 
 const BATCH = 10_000
 
 /** plantstore export: NDJSON on stdout or --output, streamed (memory stays flat at any size). */
 export async function runExport ({ output, database, quiet }: { output?: string, database?: string, quiet?: boolean }) {
-  const store = await openForCommand(database)
-  try {
+  await withStore(database, async (store) => {
     const { plants: total } = await store.bulk.contents()
     const progress = new Progress('exported', { quiet, total })
     const out: Writable = output === undefined ? process.stdout : createWriteStream(output)
@@ -19,7 +17,7 @@ export async function runExport ({ output, database, quiet }: { output?: string,
     failed.catch(() => {})
     for await (const batch of store.bulk.plants(BATCH)) {
       let chunk = ''
-      for (const record of batch) chunk += `${plantJson(plantOfRecord(record))}\n`
+      for (const record of batch) chunk += `${plantJson(plantOfRow(record))}\n`
       // Backpressure: never more than one batch buffered ahead of a slow reader.
       if (!out.write(chunk)) await Promise.race([once(out, 'drain'), failed])
       progress.add(batch.length)
@@ -29,7 +27,5 @@ export async function runExport ({ output, database, quiet }: { output?: string,
       await Promise.race([once(out, 'finish'), failed])
     }
     progress.done(`exported ${progress.count} plants${output === undefined ? '' : ` to ${output}`}`)
-  } finally {
-    await store.close()
-  }
+  })
 }

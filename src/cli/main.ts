@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { Command, CommanderError } from 'commander'
 import { ConfigError } from '../config/config.js'
-import { StoreOpenError } from '../store/open-store.js'
+import { StoreOpenError } from '../store/errors.js'
 import { TokenNameTaken } from '../store/store.js'
 import { registerData } from './data.js'
 import { explainFailure } from './failures.js'
@@ -10,7 +10,7 @@ import { checkRequiredOptions } from './options.js'
 import { registerServe } from './serve.js'
 import { registerTokens } from './tokens.js'
 import { registerWebhooks } from './webhooks.js'
-import { UsageError } from './usage-error.js'
+import { CommandFailure } from './command-errors.js'
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
 
@@ -34,7 +34,7 @@ function exitCode (error: unknown): number {
   if (error instanceof CommanderError) return ['commander.helpDisplayed', 'commander.version'].includes(error.code) ? 0 : 2
   if (error instanceof ConfigError) return 2
   if (error instanceof StoreOpenError) return error.misconfigured ? 2 : 1
-  if (error instanceof UsageError) return error.exitCode
+  if (error instanceof CommandFailure) return error.exitCode
   return 1
 }
 
@@ -43,7 +43,7 @@ program.parseAsync().catch((error: unknown) => {
   // Help and the version are already printed; `plantstore` or a group alone printed its help.
   const printed = error instanceof CommanderError && (code === 0 || error.code === 'commander.help')
   if (!printed) {
-    const known = error instanceof CommanderError || error instanceof ConfigError || error instanceof UsageError ||
+    const known = error instanceof CommanderError || error instanceof ConfigError || error instanceof CommandFailure ||
       error instanceof TokenNameTaken || error instanceof StoreOpenError
     process.stderr.write(`plantstore: ${known ? oneLine((error as Error).message) : explainFailure(error)}\n`)
   }

@@ -1,8 +1,9 @@
 import { parseDatabaseUrl, SETTINGS } from '../config/config.js'
-import { openStore, StoreOpenError } from '../store/open-store.js'
+import { openStore } from '../store/open-store.js'
+import { StoreOpenError } from '../store/errors.js'
 import { StoreMissing } from '../store/store.js'
 import type { Store } from '../store/store.js'
-import { UsageError } from './usage-error.js'
+import { CommandFailure, UsageError } from './command-errors.js'
 
 interface OpenOptions {
   /** The flag that named the URL, for the error line (`--from`, `--to`). */
@@ -15,19 +16,19 @@ interface OpenOptions {
  * Opens the store a command names (or the default). A bad URL or a missing SQLite file is a usage
  * error (exit 2); a store that cannot be reached is a runtime failure (exit 1).
  */
-export async function openForCommand (url: string | undefined, { flag = '--database', create = false }: OpenOptions = {}): Promise<Store> {
+async function openForCommand (url: string | undefined, { flag = '--database', create = false }: OpenOptions = {}): Promise<Store> {
   const rename = (message: string) => flag === '--database' ? message : message.replace(/--database,? \(?PLANTSTORE_DATABASE_URL\)?/, flag)
   let database
   try {
-    database = parseDatabaseUrl(url ?? SETTINGS.database[2])
+    database = parseDatabaseUrl(url ?? SETTINGS.database.fallback)
   } catch (error) {
-    throw new UsageError(rename((error as Error).message), 2)
+    throw new UsageError(rename((error as Error).message))
   }
   try {
     return await openStore(database, { create })
   } catch (error) {
-    if (error instanceof StoreMissing) throw new UsageError(error.message, 2)
-    if (error instanceof StoreOpenError) throw new UsageError(rename(error.message), error.misconfigured ? 2 : 1)
+    if (error instanceof StoreMissing) throw new UsageError(error.message)
+    if (error instanceof StoreOpenError) throw new CommandFailure(rename(error.message), error.misconfigured ? 2 : 1)
     throw error
   }
 }

@@ -1,10 +1,11 @@
 import type { Command } from 'commander'
 import { DEFAULT_SCOPES, SCOPES } from '../store/store.js'
 import type { Scope, TokenRecord } from '../store/store.js'
-import { generateToken, hashToken, parseDuration } from '../auth/tokens.js'
+import { generateToken, hashToken } from '../auth/tokens.js'
+import { parseDuration } from '../config/durations.js'
 import { databaseOption } from './options.js'
 import { printJson, printTable, withStore } from './store-access.js'
-import { UsageError } from './usage-error.js'
+import { CommandFailure, UsageError } from './command-errors.js'
 
 function tokenState (token: TokenRecord, now = Date.now()): string {
   if (token.revokedAt !== null) return 'revoked'
@@ -27,12 +28,12 @@ export function registerTokens (program: Command) {
     .action(async (options: CreateOptions) => {
       const scopes = options.scope ?? [...DEFAULT_SCOPES]
       const unknown = scopes.find((scope) => !(SCOPES as readonly string[]).includes(scope))
-      if (unknown !== undefined) throw new UsageError(`unknown --scope ${unknown}; expected ${SCOPES.join(', ')}`, 2)
-      if (options.name.trim() === '') throw new UsageError('--name must not be empty', 2)
+      if (unknown !== undefined) throw new UsageError(`unknown --scope ${unknown}; expected ${SCOPES.join(', ')}`)
+      if (options.name.trim() === '') throw new UsageError('--name must not be empty')
       let expiresAt: Date | null = null
       if (options.expiresIn !== undefined) {
         const ms = parseDuration(options.expiresIn)
-        if (ms === undefined) throw new UsageError(`invalid --expires-in ${options.expiresIn}; expected a number and s, m, h, d or w, such as 30d`, 2)
+        if (ms === undefined) throw new UsageError(`invalid --expires-in ${options.expiresIn}; expected a number and s, m, h, d or w, such as 30d`)
         expiresAt = new Date(Date.now() + ms)
       }
       const token = generateToken()
@@ -60,7 +61,7 @@ export function registerTokens (program: Command) {
     .addOption(databaseOption())
     .action(async (nameOrId: string, options: { database?: string }) => {
       const revoked = await withStore(options.database, (store) => store.tokens.revoke(nameOrId))
-      if (revoked === undefined) throw new UsageError(`no token named or numbered ${nameOrId}`)
+      if (revoked === undefined) throw new CommandFailure(`no token named or numbered ${nameOrId}`)
       process.stdout.write(`revoked token ${revoked.id} (${revoked.name})\n`)
     })
 }

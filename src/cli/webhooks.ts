@@ -2,7 +2,7 @@ import type { Command } from 'commander'
 import { generateSecret } from '../webhooks/signature.js'
 import { databaseOption } from './options.js'
 import { printJson, printTable, withStore } from './store-access.js'
-import { UsageError } from './usage-error.js'
+import { CommandFailure, UsageError } from './command-errors.js'
 
 /** Only absolute http(s) URLs can receive deliveries. */
 function checkUrl (text: string): string {
@@ -10,10 +10,10 @@ function checkUrl (text: string): string {
   try {
     url = new URL(text)
   } catch {
-    throw new UsageError(`invalid webhook URL ${text}: expected an absolute http:// or https:// URL`, 2)
+    throw new UsageError(`invalid webhook URL ${text}: expected an absolute http:// or https:// URL`)
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UsageError(`invalid webhook URL ${text}: only http:// and https:// URLs can receive webhooks`, 2)
+    throw new UsageError(`invalid webhook URL ${text}: only http:// and https:// URLs can receive webhooks`)
   }
   return url.href
 }
@@ -49,7 +49,7 @@ export function registerWebhooks (program: Command) {
     .addOption(databaseOption())
     .action(async (id: string, options: { database?: string }) => {
       const removed = /^\d+$/.test(id) && await withStore(options.database, (store) => store.webhooks.removeSubscription(Number(id)))
-      if (!removed) throw new UsageError(`no webhook subscription ${id}`)
+      if (!removed) throw new CommandFailure(`no webhook subscription ${id}`)
       process.stdout.write(`removed subscription ${id}\n`)
     })
 
@@ -60,7 +60,7 @@ export function registerWebhooks (program: Command) {
     .addOption(databaseOption())
     .action(async (options: { json?: boolean, limit: string, database?: string }) => {
       const limit = Number(options.limit)
-      if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`invalid --limit ${options.limit}: expected a positive integer`, 2)
+      if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`invalid --limit ${options.limit}: expected a positive integer`)
       const list = await withStore(options.database, (store) => store.webhooks.listDeliveries({ limit }))
       if (options.json === true) return printJson(list)
       printTable(['ID', 'PLANT', 'URL', 'STATE', 'ATTEMPTS', 'LAST STATUS', 'LAST ERROR', 'NEXT TRY'], list.map((d) => [

@@ -1,6 +1,6 @@
 import { format } from 'node:util'
 
-/** An error the API answers with: HTTP status, stable code (PRODUCT.md) and the Error body's message. */
+/** An error the API answers with: HTTP status, stable code (docs/errors.md) and the Error body's message. */
 export class ApiError extends Error {
   override name = 'ApiError'
   readonly status: number
@@ -36,7 +36,7 @@ function row (name: string, code: number, status: number, meaning: string) {
   ERROR_TABLE.push({ name, code, status, meaning })
 }
 
-// The codes of PRODUCT.md, in its order.
+// The codes of the error table (docs/errors.md), in its order.
 export const InvalidJson = apiError('InvalidJson', 1000, 400, 'body is not valid JSON (or the request is not valid HTTP)', 'body is not valid JSON: %s')
 export const SchemaMismatch = apiError('SchemaMismatch', 1001, 400, 'body or parameter does not match the schema; the message names the field (`body/id must be an int64 integer`); also 408 when a request does not arrive in time', '%s')
 export const UnsupportedMediaType = apiError('UnsupportedMediaType', 1002, 415, 'a body is present and its content type is not `application/json`', 'content type %s is not supported; send application/json')

@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto'
-import type { Plant } from '../store/store.js'
+import type { Plant } from './plant.js'
 
 /** A strong entity tag of a plant's representation: it changes whenever name or tag does. */
 export function etagOf (plant: Plant): string {

@@ -9,13 +9,13 @@ import { answerClientError, MAX_HEADER_BYTES } from './client-errors.js'
 import overload from './overload.js'
 import contract from './contract.js'
 import cors from './cors.js'
-import { optionsRoutes, routeTable } from './allowed-methods.js'
-import { RouteTable } from './route-table.js'
+import { optionsRoutes, RouteTable, routeTable } from './allowed-methods.js'
 import docs from '../routes/docs.js'
 import errorHandler, { sendError } from './error-handler.js'
 import requestId, { genReqId } from './request-id.js'
 import { Metrics } from '../telemetry/metrics.js'
-import metricsPlugin from '../routes/metrics.js'
+import requestMetrics from '../telemetry/request-metrics.js'
+import metricsRoutes from '../routes/metrics.js'
 import store from './store.js'
 import webhooks from './webhooks.js'
 import operationsRoutes from '../routes/operations.js'
@@ -68,11 +68,11 @@ export async function buildApp (config: Config, options: BuildOptions = {}) {
   app.server.maxConnections = config.maxConnections
   const routes = new RouteTable()
   await app.register(routeTable, { routes })
-  await app.register(errorHandler, { routes })
+  await app.register(errorHandler)
   await app.register(requestId)
   await app.register(cors, { cors: config.cors })
   const failures = new AuthFailureLimiter(config.limits.authFailures)
-  await app.register(metricsPlugin, { metrics, settings: config.metrics, failures })
+  await app.register(requestMetrics, { metrics })
   await app.register(store, { database: config.database, metrics, tokenCacheBytes: config.caches.tokenBytes })
   await app.register(webhooks, {
     ...config.webhooks,
@@ -85,6 +85,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}) {
   await app.register(auth, { failures, rateLimit: config.limits.perToken, jwt: config.jwt })
   await app.register(contract, { bodyLimit: config.bodyLimit })
   await app.register(docs, { publicUrl: config.publicUrl })
+  await app.register(metricsRoutes, { metrics, settings: config.metrics, failures })
   await app.register(operationsRoutes, { publicUrl: config.publicUrl })
   await app.register(plantRoutes, { readCacheBytes: config.caches.readBytes })
   await app.register(webhookRoutes, { allowPrivate: config.webhooks.allowPrivate, maxPerOwner: config.webhooks.maxPerOwner })

@@ -1,12 +1,12 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import {
-  ApiError, BodyTooLarge, InternalError, InvalidJson, MethodNotAllowed, NotFound, SchemaMismatch, StorageUnavailable,
+  ApiError, BodyTooLarge, InternalError, InvalidJson, NotFound, SchemaMismatch, StorageUnavailable,
   TooManyRequests, UnsupportedMediaType
 } from '../contract/errors.js'
 import { describeSchemaErrors } from '../contract/validators.js'
 import type { AjvError } from '../contract/validators.js'
-import type { RouteTable } from './route-table.js'
+import { StoreUnavailable } from '../store/errors.js'
 
 function describeValidation (errors: AjvError[], context: string, request: FastifyRequest): string {
   if (context === 'body' && request.body === undefined) return 'body is required'
@@ -16,6 +16,7 @@ function describeValidation (errors: AjvError[], context: string, request: Fasti
 /** Maps anything thrown in any layer to an ApiError of the table in errors.ts. */
 export function toApiError (error: unknown, request: FastifyRequest): ApiError {
   if (error instanceof ApiError) return error
+  if (error instanceof StoreUnavailable) return new StorageUnavailable()
   const fastifyError = error as Partial<FastifyError> & { validation?: AjvError[] }
   if (fastifyError.validation !== undefined) {
     return new SchemaMismatch(describeValidation(fastifyError.validation, fastifyError.validationContext ?? 'request', request))
@@ -54,15 +55,7 @@ export function sendError (error: unknown, request: FastifyRequest, reply: Fasti
     .send({ error: apiError.code, message: apiError.message })
 }
 
-/** The one error handler, and the answer to a request no route takes: 405 for a known path, else 404. */
-export default fp<{ routes: RouteTable }>(async (app, { routes }) => {
+/** The one error handler (the answer to a request no route takes is allowed-methods.ts's). */
+export default fp(async (app) => {
   app.setErrorHandler((error, request, reply) => sendError(error, request, reply))
-  app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?', 1)[0]!
-    const allowed = routes.allowed(path)
-    // A route that has this method but nothing here (a missing file under /docs/static) is 404, not 405.
-    const missing = allowed === undefined || allowed.includes(request.method)
-    sendError(missing ? new NotFound(`no route for ${request.method} ${path}`) : new MethodNotAllowed(request.method, path, allowed),
-      request, reply)
-  })
 }, { name: 'error-handler' })

@@ -13,10 +13,16 @@ export default fp<DispatcherOptions & { database: DatabaseUrl }>(async (app, { d
   const log = app.log.child({ component: 'webhooks' })
   // The in-process dispatcher is loaded only where it runs: it brings undici, which the main thread
   // otherwise never needs (the thread loads its own).
-  const dispatcher: Dispatcher = database.kind === 'sqlite' && database.path === ':memory:'
+  const { dialect } = app.store
+  const dispatcher: Dispatcher = !dialect.sharedAcrossThreads
     ? new (await import('../webhooks/dispatcher.js')).WebhookDispatcher(app.store.webhooks, log, options)
-    : new DispatcherThread(database, options, log, async () => (await app.store.webhooks.listSubscriptions()).length > 0,
-      app.store.connectWriter)
+    : new DispatcherThread({
+      database,
+      dispatcher: options,
+      log,
+      hasSubscribers: async () => (await app.store.webhooks.listSubscriptions()).length > 0,
+      connectWriter: dialect.connectWriter
+    })
   app.decorate('webhooks', dispatcher)
   app.addHook('onReady', async () => { dispatcher.start() })
   app.addHook('preClose', async () => { await dispatcher.stop() })

@@ -1,13 +1,21 @@
+import { boundedCache } from './bounded-cache.js'
+
+// An entry: its key (two bytes a character) and a window's start and count, with the cache's own overhead.
+const ENTRY_BYTES = 96
+
 /**
  * Counts events per key in fixed windows (one minute by default), in memory: the per-address limit on
- * failed authentications and the optional per-token rate limit. Each instance counts for itself.
+ * failed authentications and the optional per-token rate limit. Each instance counts for itself. The
+ * keys are the caller's (addresses), so they live in a cache bounded in bytes: a window ends with its
+ * entry, and a flood of new keys evicts the least recently counted ones first.
  */
 export class WindowCounter {
   readonly #windowMs: number
-  readonly #counts = new Map<string, { start: number, count: number }>()
+  readonly #counts
 
-  constructor (windowMs = 60_000) {
+  constructor (windowMs = 60_000, maxBytes = 4 << 20) {
     this.#windowMs = windowMs
+    this.#counts = boundedCache<{ start: number, count: number }>({ maxBytes, ttlMs: windowMs, sizeOf: (_entry, key) => ENTRY_BYTES + key.length * 2 })
   }
 
   /** The count of `key` in the current window, before any new hit. */
@@ -20,8 +28,6 @@ export class WindowCounter {
   hit (key: string, now = Date.now()): number {
     let entry = this.#counts.get(key)
     if (entry === undefined || now - entry.start >= this.#windowMs) {
-      // Dropping expired keys now and then keeps the map as small as the set of recent keys.
-      if (this.#counts.size > 10_000) this.#prune(now)
       entry = { start: now, count: 0 }
       this.#counts.set(key, entry)
     }
@@ -33,11 +39,5 @@ export class WindowCounter {
     const entry = this.#counts.get(key)
     const left = entry === undefined ? 0 : entry.start + this.#windowMs - now
     return Math.max(1, Math.ceil(left / 1000))
-  }
-
-  #prune (now: number) {
-    for (const [key, entry] of this.#counts) {
-      if (now - entry.start >= this.#windowMs) this.#counts.delete(key)
-    }
   }
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { operation } from '../contract/document.js'
-import { plantJson, plantsJson } from '../contract/plant.js'
+import { plantJson, plantOfBody, plantsJson } from '../contract/plant.js'
 import { etagOf, ifMatch, noneMatch } from '../contract/etag.js'
 import { NotFound, PlantConflict, PreconditionFailed, SchemaMismatch } from '../contract/errors.js'
 import type { Plant, WriteOutcome } from '../store/store.js'
@@ -10,11 +10,6 @@ import { ReadCache } from './read-cache.js'
 interface PlantBody { id?: bigint, name: string, tag?: string }
 interface IdParams { id: bigint }
 interface ListQuery { limit: number, tag?: string, after?: bigint }
-
-/** Unknown body fields are dropped here, so they are never stored. */
-function plantOf (id: bigint, { name, tag }: PlantBody): Plant {
-  return tag === undefined ? { id, name } : { id, name, tag }
-}
 
 const notFound = (id: bigint) => new NotFound(`plant ${id} not found`)
 const JSON_TYPE = 'application/json; charset=utf-8'
@@ -34,7 +29,7 @@ export default async function plantRoutes (app: FastifyInstance, { readCacheByte
     ...operation('listPlants'),
     handler: async (request, reply) => {
       const { limit, tag, after } = request.query as ListQuery
-      const version = store.plants.readVersion?.()
+      const version = store.dialect.readVersion?.()
       // The parsed query, each part told apart: no tag is not the empty tag.
       const key = JSON.stringify([limit, after?.toString() ?? null, tag ?? null])
       const page = pages.get(key, version) ?? await readPage(limit, tag, after)
@@ -57,7 +52,7 @@ export default async function plantRoutes (app: FastifyInstance, { readCacheByte
     ...operation('createPlant'),
     handler: async (request, reply) => {
       const body = request.body as PlantBody & { id: bigint }
-      const outcome = await store.plants.create(plantOf(body.id, body))
+      const outcome = await store.plants.create(plantOfBody(body.id, body))
       if (outcome.kind === 'conflict') throw new PlantConflict(String(body.id))
       if (outcome.kind === 'created' && outcome.enqueued) app.webhooks.wake()
       reply.header('etag', etagOf(outcome.plant))
@@ -85,7 +80,7 @@ export default async function plantRoutes (app: FastifyInstance, { readCacheByte
       const body = request.body as PlantBody
       if (body.id !== undefined && body.id !== id) throw new SchemaMismatch(`body/id ${body.id} must equal the id in the path, ${id}`)
       const header = request.headers['if-match']
-      const plant = written(await store.plants.replace(plantOf(id, body), ifMatch(header)), id, header)
+      const plant = written(await store.plants.replace(plantOfBody(id, body), ifMatch(header)), id, header)
       reply.header('etag', etagOf(plant))
       return reply.type(JSON_TYPE).send(plantJson(plant))
     }

@@ -5,7 +5,7 @@ import type { DeliveryReport, Subscription } from '../store/store.js'
 import { checkWebhookUrl } from '../webhooks/address-policy.js'
 import { generateSecret } from '../webhooks/signature.js'
 
-/** How long the secret before a rotation keeps signing beside the new one (PRODUCT.md). */
+/** How long the secret before a rotation keeps signing beside the new one (docs/webhooks.md). */
 const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000
 
 interface IdParams { id: bigint }

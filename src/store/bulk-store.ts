@@ -9,10 +9,6 @@ export interface PlantRecord {
   createdAt: bigint
 }
 
-export function plantOfRecord (record: PlantRecord): Plant {
-  return record.tag === null ? { id: record.id, name: record.name } : { id: record.id, name: record.name, tag: record.tag }
-}
-
 /** What an import does with a plant whose id is stored with different content. */
 export type ConflictMode = 'fail' | 'skip' | 'replace'
 
@@ -61,6 +57,3 @@ export interface BulkStore {
   /** A consistent copy of the live store at `path`, checked by integrity_check (SQLite only; see BackupUnsupported). */
   backup (path: string): Promise<{ pages: number }>
 }
-
-/** Thrown by backup() where the database has its own tool for it. */
-export class BackupUnsupported extends Error {}

@@ -1,11 +1,7 @@
 import { INT64_MAX, INT64_MIN } from '../contract/int64.js'
+import type { Plant } from '../contract/plant.js'
 
-/** A plant as the API shows it; `id` is always exact. */
-export interface Plant {
-  id: bigint
-  name: string
-  tag?: string
-}
+export type { Plant, PlantRow } from '../contract/plant.js'
 
 export type CreateOutcome =
   /** `enqueued`: webhook deliveries were written for it, so the dispatcher has work. */
@@ -58,9 +54,4 @@ export interface PlantStore {
   replace (plant: Plant, precondition?: Precondition): Promise<WriteOutcome>
   /** Deletes a plant, atomically with the precondition check; `done` carries the deleted plant. */
   delete (id: bigint, precondition?: Precondition): Promise<WriteOutcome>
-  /**
-   * A value that changes whenever plants may have changed, by any process, cheaply known; absent where
-   * it cannot be (then reads are not cached: see routes/read-cache.ts).
-   */
-  readVersion?: () => string
 }

@@ -1,12 +1,11 @@
 import { signingSecrets } from './store.js'
-import type { Delivery, DeliveryReport, Plant, Scope, Subscription, TokenRecord } from './store.js'
+import type { Delivery, DeliveryReport, Scope, Subscription, TokenRecord } from './store.js'
 
 // Rows as both drivers give them: integers as bigint (better-sqlite3's safeIntegers, pg's int8 parser
-// set in postgres.ts), times as Unix milliseconds. Each API shape is mapped from its row here only.
+// set in postgres/database.ts), times as Unix milliseconds. Each API shape is mapped from its row here only.
 
 const date = (ms: bigint | null) => (ms === null ? null : new Date(Number(ms)))
 
-export interface PlantRow { id: bigint, name: string, tag: string | null }
 export interface TokenRow {
   id: bigint,
   name: string,
@@ -15,10 +14,6 @@ export interface TokenRow {
   created_at: bigint,
   expires_at: bigint | null,
   revoked_at: bigint | null
-}
-
-export function toPlant (row: PlantRow): Plant {
-  return row.tag === null ? { id: row.id, name: row.name } : { id: row.id, name: row.name, tag: row.tag }
 }
 
 export interface SubscriptionRow {

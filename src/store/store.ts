@@ -5,14 +5,35 @@ import type { TokenStore } from './token-store.js'
 import type { WebhookStore } from './webhook-store.js'
 
 export * from './bulk-store.js'
+export * from './errors.js'
 export * from './plant-store.js'
 export * from './token-store.js'
 export * from './webhook-store.js'
 
 /**
+ * The capabilities one database declares (as kysely's adapters declare theirs), so that callers ask
+ * the dialect instead of testing for optional members.
+ */
+export interface StoreDialect {
+  readonly name: 'sqlite' | 'postgres'
+  /** False for a store private to this connection (SQLite `:memory:`): no other thread can open it. */
+  readonly sharedAcrossThreads: boolean
+  /**
+   * A cheap value that changes whenever plants may have changed, by any process (SQLite's
+   * `data_version`); null where the database has none, and then reads are not cached (routes/read-cache.ts).
+   */
+  readonly readVersion: (() => string) | null
+  /**
+   * A port into the store's single writer thread, through which another thread's writes (the webhook
+   * dispatcher's) join the same batches (sqlite/write-channel.ts); null where any connection may write.
+   */
+  readonly connectWriter: (() => MessagePort) | null
+}
+
+/**
  * Everything the service keeps, by concern. One implementation per database (src/store/sqlite/,
  * src/store/postgres/), each concern in its own file; driver errors never leave an implementation
- * except as StorageUnavailable (see errors.ts) or a domain outcome.
+ * except as one of the store's named errors (errors.ts, the driver's error as `cause`) or a domain outcome.
  */
 export interface Store {
   readonly plants: PlantStore
@@ -20,21 +41,9 @@ export interface Store {
   readonly webhooks: WebhookStore
   /** Export, import, copy and backup (the CLI's; never on the request path). */
   readonly bulk: BulkStore
-  /**
-   * SQLite on a file only: a port into the store's writer thread, through which another thread's
-   * writes (the webhook dispatcher's) join the same batches (see sqlite/write-channel.ts).
-   */
-  connectWriter?: () => MessagePort
-  /** Throws StorageUnavailable when the database cannot answer. */
+  /** What this database can do beyond the shared interface. */
+  readonly dialect: StoreDialect
+  /** Throws StoreUnavailable when the database cannot answer. */
   ping (): Promise<void>
   close (): Promise<void>
-}
-
-/** A command that only reads a store was pointed at an SQLite file that does not exist. */
-export class StoreMissing extends Error {
-  override name = 'StoreMissing'
-
-  constructor (path: string) {
-    super(`no store at ${path} (serve or migrate creates one)`)
-  }
 }

@@ -24,12 +24,6 @@ export interface NewToken {
   expiresAt: Date | null
 }
 
-export class TokenNameTaken extends Error {
-  constructor (name: string) {
-    super(`a token named ${name} exists`)
-  }
-}
-
 /** API tokens: only their SHA-256 hashes are stored. */
 export interface TokenStore {
   findByHash (hash: Buffer): Promise<(TokenRecord & { hash: Buffer }) | undefined>

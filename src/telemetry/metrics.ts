@@ -107,12 +107,11 @@ function timed<T extends object> (concern: string, target: T, metrics: Metrics, 
 /** The store with every operation timed; the wrappers are made once, not per call. */
 export function instrumentStore (store: Store, metrics: Metrics): Store {
   return {
-    // readVersion is not an operation on the data but a synchronous check made before cached reads.
-    plants: timed('plants', store.plants, metrics, ['readVersion']),
+    dialect: store.dialect,
+    plants: timed('plants', store.plants, metrics),
     tokens: timed('tokens', store.tokens, metrics),
     webhooks: timed('webhooks', store.webhooks, metrics),
     bulk: store.bulk,
-    ...(store.connectWriter !== undefined && { connectWriter: store.connectWriter }),
     ping: store.ping,
     close: store.close
   }

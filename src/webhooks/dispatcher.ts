@@ -2,35 +2,10 @@ import type { Log } from './log.js'
 import type { WebhookStore } from '../store/store.js'
 import { ConnectionBudget } from './connection-budget.js'
 import { SubscriberLane } from './lane.js'
+import type { DispatcherOptions } from './settings.js'
 
 export { retryDelay } from './lane.js'
-
-/** The dispatcher's settings (config.webhooks): plain data, so they reach its thread. */
-export interface DispatcherSettings {
-  /** How long one attempt may take to connect, and then to be answered. */
-  timeoutMs: number
-  /** Deliveries in flight to one subscriber at most (per process); the lane's limit grows toward it. */
-  perSubscription: number
-  /** The first retry waits about this long; each later one twice as long, up to an hour. */
-  retryBaseMs: number
-  /** An event still undelivered this long after it was created is given up. */
-  giveUpAfterMs: number
-  /** The safety poll: how often to look for new subscribers and due deliveries when nothing wakes us. */
-  pollMs: number
-  /** Integrators' subscriptions may reach private addresses too (--webhook-allow-private). */
-  allowPrivate: boolean
-  /** Delivery connections in use at once, all subscribers together (see connection-budget.ts). */
-  maxConnections: number
-}
-
-export interface DispatcherOptions extends DispatcherSettings {
-  /** Told attempts' outcomes (for metrics): `count` attempts came to `outcome`. */
-  onAttempt?: (outcome: 'delivered' | 'failed' | 'given_up', count: number) => void
-  /** Told, for each delivered event, the seconds from its creation to its delivery (for metrics). */
-  onDelivered?: (lagSeconds: number) => void
-  /** Told, at each reading of the subscribers, how many there are. */
-  onSubscribers?: (count: number) => void
-}
+export type { DispatcherOptions, DispatcherSettings } from './settings.js'
 
 /** What the app knows of its dispatcher, whether it runs on the event loop or in a thread of its own. */
 export interface Dispatcher {

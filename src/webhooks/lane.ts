@@ -3,7 +3,7 @@ import type { Delivery, Subscription, WebhookStore } from '../store/store.js'
 import { ConcurrencyLimit } from './concurrency-limit.js'
 import type { ConnectionBudget } from './connection-budget.js'
 import { Sender } from './sender.js'
-import type { DispatcherOptions } from './dispatcher.js'
+import type { DispatcherOptions } from './settings.js'
 
 const MAX_RETRY_DELAY_MS = 60 * 60 * 1000
 

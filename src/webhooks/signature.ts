@@ -30,8 +30,3 @@ export class Signer {
     return this.#keys.map((key) => `v1,${createHmac('sha256', key).update(content).digest('base64')}`).join(' ')
   }
 }
-
-/** One signature with one secret (see Signer). */
-export function sign (secret: string, messageId: string, timestampSeconds: number, body: string): string {
-  return new Signer([secret]).sign(messageId, timestampSeconds, body)
-}

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import { executable, newDatabase, run, workdir } from '../executable.js'
 
-/** A failure as PRODUCT.md wants it: one line on stderr, naming what is wrong, no errno text alone, no stack. */
+/** A failure as docs/errors.md promises it: one line on stderr, naming what is wrong, no errno text alone, no stack. */
 function assertOneLine ({ code, stderr }: { code: number, stderr: string }, exitCode: number, names: RegExp, what: string) {
   assert.equal(code, exitCode, `${what}: exit ${code}, ${stderr}`)
   assert.match(stderr, /^plantstore: [^\n]+\n$/, `${what}: one line, ${JSON.stringify(stderr)}`)

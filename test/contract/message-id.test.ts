@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { newMessageId } from '../../src/contract/plant-event.js'
+import { newMessageId } from '../../src/contract/message-id.js'
 
 test('webhook message ids keep their form, are unique, and sort in the order they were made', async () => {
   const ids: string[] = []

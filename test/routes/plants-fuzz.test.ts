@@ -3,7 +3,7 @@ import { test } from 'node:test'
 import fc from 'fast-check'
 import { buildWithToken } from '../helper.js'
 
-// Every code PRODUCT.md documents; a fuzzed answer must carry one of these, never anything else.
+// Every code the error table (docs/errors.md) documents; a fuzzed answer must carry one of these, never anything else.
 const DOCUMENTED = new Set([1000, 1001, 1002, 1003, 1004, 2000, 2001, 2002, 2003, 3000, 3001, 3002, 3003, 4000, 5000, 5001])
 
 /** The server's promises under hostile input: no 5xx, and every error is the contract's Error body. */

@@ -2,11 +2,11 @@ import { once } from 'node:events'
 import type { PoolClient } from 'pg'
 import { from as copyFrom } from 'pg-copy-streams'
 import { INT64_MIN } from '../../contract/int64.js'
-import { newMessageId, newPlantJson } from '../../contract/plant-event.js'
-import { toPlant } from '../rows.js'
-import type { PlantRow } from '../rows.js'
+import { plantOfRow } from '../../contract/plant.js'
+import type { PlantRow } from '../../contract/plant.js'
 import { BackupUnsupported, sameOrConflict } from '../store.js'
 import type { BulkStore, ImportOptions, ImportResult, Plant, PlantRecord, Row, StoreMetadata } from '../store.js'
+import { enqueue } from './outbox.js'
 import type { PostgresDatabase } from './database.js'
 
 /** COPY's text format: backslash, tab, newline and carriage return escaped; NULL as \N. */
@@ -72,7 +72,7 @@ export class PostgresBulk implements BulkStore {
     const created = new Set(inserted.map((row) => row.id))
     const rest = plants.filter((plant) => !created.has(plant.id))
     const stored = new Map((await client.query<PlantRow>('SELECT id, name, tag FROM plants WHERE id = ANY($1::bigint[])',
-      [rest.map((plant) => plant.id.toString())])).rows.map((row) => [row.id, toPlant(row)]))
+      [rest.map((plant) => plant.id.toString())])).rows.map((row) => [row.id, plantOfRow(row)]))
     const result: ImportResult = { created: created.size, identical: 0, kept: 0, replaced: 0 }
     const replacing: Plant[] = []
     // Each created plant once: a batch may repeat an id, and its first occurrence created the plant,
@@ -96,12 +96,7 @@ export class PostgresBulk implements BulkStore {
       result.replaced = replacing.length
     }
     if (notify && news.size > 0) {
-      const events = [...news.values()]
-      await client.query(`INSERT INTO webhook_deliveries (message_id, subscription_id, plant_id, payload, created_at, next_attempt_at)
-        SELECT e.message_id, s.id, e.plant_id, e.payload, $4, $4
-        FROM unnest($1::text[], $2::bigint[], $3::text[]) AS e (message_id, plant_id, payload)
-        CROSS JOIN webhook_subscriptions s WHERE s.removed_at IS NULL`,
-      [events.map(() => newMessageId()), events.map((p) => p.id.toString()), events.map((p) => newPlantJson(p)), now])
+      await enqueue(client, [...news.values()], now)
     }
     return result
   }

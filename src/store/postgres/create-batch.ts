@@ -1,4 +1,5 @@
-import { newMessageId, newPlantJson } from '../../contract/plant-event.js'
+import { toPlant } from '../../contract/plant.js'
+import { outboxColumns, outboxInsertSql } from './outbox.js'
 import { sameOrConflict } from '../store.js'
 import type { CreateOutcome, Plant } from '../store.js'
 
@@ -20,11 +21,10 @@ WITH input AS (
   SELECT id, name, tag, $6 FROM input ORDER BY id
   ON CONFLICT (id) DO NOTHING
   RETURNING id
+), events AS (
+  SELECT input.message_id, input.id AS plant_id, input.payload FROM input JOIN inserted ON inserted.id = input.id
 ), outbox AS (
-  INSERT INTO webhook_deliveries (message_id, subscription_id, plant_id, payload, created_at, next_attempt_at)
-  SELECT input.message_id, s.id, input.id, input.payload, $6, $6
-  FROM input JOIN inserted ON inserted.id = input.id CROSS JOIN webhook_subscriptions s
-  WHERE s.removed_at IS NULL
+  ${outboxInsertSql('events e', '$6')}
   RETURNING plant_id
 )
 SELECT input.ord, inserted.id IS NOT NULL AS created,
@@ -39,12 +39,13 @@ export interface BatchRow { created: boolean, enqueued: boolean, found: boolean,
 
 /** The statement's parameters for a batch of plants with distinct ids. */
 export function createBatchParams (plants: Plant[], now: number): unknown[] {
+  const { messageIds, payloads } = outboxColumns(plants)
   return [
     plants.map((plant) => plant.id.toString()),
     plants.map((plant) => plant.name),
     plants.map((plant) => plant.tag ?? null),
-    plants.map(() => newMessageId()),
-    plants.map((plant) => newPlantJson(plant)),
+    messageIds,
+    payloads,
     now
   ]
 }
@@ -56,5 +57,5 @@ export function createBatchParams (plants: Plant[], now: number): unknown[] {
 export function outcomeOf (plant: Plant, row: BatchRow): CreateOutcome | undefined {
   if (row.created) return { kind: 'created', plant, enqueued: row.enqueued }
   if (!row.found) return undefined
-  return sameOrConflict(plant, row.tag === null ? { id: plant.id, name: row.name! } : { id: plant.id, name: row.name!, tag: row.tag })
+  return sameOrConflict(plant, toPlant(plant.id, row.name!, row.tag))
 }

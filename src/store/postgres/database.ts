@@ -1,6 +1,6 @@
 import pg from 'pg'
 import type { PoolClient } from 'pg'
-import { StorageUnavailable } from '../../contract/errors.js'
+import { StoreUnavailable } from '../errors.js'
 
 const INT8_OID = 20
 // int8 as bigint, so that rows have the same shape as better-sqlite3's (see rows.ts) and no id rounds.
@@ -50,7 +50,7 @@ function withSetting (url: string, setting: string): string {
   return parsed.href
 }
 
-/** The pool, with driver failures that mean "cannot serve now" turned into StorageUnavailable. */
+/** The pool, with driver failures that mean "cannot serve now" turned into StoreUnavailable. */
 export class PostgresDatabase {
   readonly pool: pg.Pool
 
@@ -66,7 +66,7 @@ export class PostgresDatabase {
     try {
       return (await this.pool.query<R>(name === undefined ? { text: sql, values } : { name, text: sql, values })).rows
     } catch (error) {
-      throw isUnavailable(error) ? new StorageUnavailable() : error
+      throw isUnavailable(error) ? new StoreUnavailable(error) : error
     }
   }
 
@@ -75,7 +75,7 @@ export class PostgresDatabase {
     try {
       client = await this.pool.connect()
     } catch (error) {
-      throw isUnavailable(error) ? new StorageUnavailable() : error
+      throw isUnavailable(error) ? new StoreUnavailable(error) : error
     }
     let broken: Error | undefined
     try {
@@ -86,7 +86,7 @@ export class PostgresDatabase {
     } catch (error) {
       if (isUnavailable(error)) broken = error as Error
       await client.query('ROLLBACK').catch(() => {})
-      throw broken !== undefined ? new StorageUnavailable() : error
+      throw broken !== undefined ? new StoreUnavailable(error) : error
     } finally {
       // A connection that failed is destroyed rather than handed to the next request.
       client.release(broken)

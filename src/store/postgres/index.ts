@@ -3,11 +3,10 @@ import { PostgresBulk } from './bulk.js'
 import { createPool, PostgresDatabase } from './database.js'
 import { migratePostgres } from './migrations.js'
 import { PostgresPlants } from './plants.js'
-import { TokenCache } from './token-cache.js'
+import { TokenCache } from '../token-cache.js'
+import { TokenChanges } from './token-changes.js'
 import { PostgresTokens } from './tokens.js'
 import { PostgresWebhooks } from './webhooks.js'
-
-export { isUnavailable } from './database.js'
 
 export interface PostgresOptions {
   url: string
@@ -32,15 +31,17 @@ export async function openPostgres (options: PostgresOptions): Promise<Store> {
     throw error
   }
   const db = new PostgresDatabase(pool)
-  const tokenCache = new TokenCache(options.url, options.tokenCacheBytes ?? 1 << 20)
+  const tokenCache = new TokenCache(options.tokenCacheBytes ?? 1 << 20)
+  const tokenChanges = new TokenChanges(options.url, tokenCache)
   return {
+    dialect: { name: 'postgres', sharedAcrossThreads: true, readVersion: null, connectWriter: null },
     plants: new PostgresPlants(db, options.onBatch),
     tokens: new PostgresTokens(db, tokenCache),
     webhooks: new PostgresWebhooks(db),
     bulk: new PostgresBulk(db),
     ping: async () => { await db.query('SELECT 1') },
     close: async () => {
-      await tokenCache.close()
+      await tokenChanges.close()
       if (!pool.ended) await pool.end()
     }
   }

@@ -1,12 +1,12 @@
 import type { PoolClient } from 'pg'
-import { newMessageId, newPlantJson } from '../../contract/plant-event.js'
 import { GroupCommit } from '../group-commit.js'
-import { toPlant } from '../rows.js'
-import type { PlantRow } from '../rows.js'
+import { plantOfRow } from '../../contract/plant.js'
+import type { PlantRow } from '../../contract/plant.js'
 import { keysetStart, sameOrConflict } from '../store.js'
 import type { CreateOutcome, Plant, PlantQuery, PlantStore, Precondition, WriteOutcome } from '../store.js'
 import { createBatchParams, createBatchSql, outcomeOf } from './create-batch.js'
 import type { BatchRow } from './create-batch.js'
+import { enqueue } from './outbox.js'
 import type { PostgresDatabase } from './database.js'
 
 /** Plants on PostgreSQL; concurrent creates are grouped into one statement and one commit. */
@@ -67,14 +67,11 @@ export class PostgresPlants implements PlantStore {
           'INSERT INTO plants (id, name, tag, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING',
           [plant.id.toString(), plant.name, plant.tag ?? null, now])
         if (inserted.rowCount === 1) {
-          const enqueued = await client.query(`INSERT INTO webhook_deliveries (message_id, subscription_id, plant_id, payload, created_at, next_attempt_at)
-            SELECT $1, id, $2, $3, $4, $4 FROM webhook_subscriptions WHERE removed_at IS NULL`,
-          [newMessageId(), plant.id.toString(), newPlantJson(plant), now])
-          return { kind: 'created', plant, enqueued: (enqueued.rowCount ?? 0) > 0 }
+          return { kind: 'created', plant, enqueued: await enqueue(client, [plant], now) }
         }
         const row = (await client.query<PlantRow>('SELECT id, name, tag FROM plants WHERE id = $1', [plant.id.toString()])).rows[0]
         if (row === undefined) return undefined
-        return sameOrConflict(plant, toPlant(row))
+        return sameOrConflict(plant, plantOfRow(row))
       })
       if (outcome !== undefined || attempt === 3) return outcome ?? { kind: 'conflict', plant }
     }
@@ -87,12 +84,12 @@ export class PostgresPlants implements PlantStore {
       ? await this.#db.query<PlantRow>('SELECT id, name, tag FROM plants WHERE id >= $1 ORDER BY id LIMIT $2', [from.toString(), limit], 'plants.list')
       : await this.#db.query<PlantRow>('SELECT id, name, tag FROM plants WHERE tag = $1 AND id >= $2 ORDER BY id LIMIT $3',
         [tag, from.toString(), limit], 'plants.list-by-tag')
-    return rows.map(toPlant)
+    return rows.map(plantOfRow)
   }
 
   async get (id: bigint) {
     const [row] = await this.#db.query<PlantRow>('SELECT id, name, tag FROM plants WHERE id = $1', [id.toString()], 'plants.get')
-    return row === undefined ? undefined : toPlant(row)
+    return row === undefined ? undefined : plantOfRow(row)
   }
 
   async replace (plant: Plant, precondition?: Precondition) {
@@ -115,7 +112,7 @@ export class PostgresPlants implements PlantStore {
     return this.#db.transaction(async (client) => {
       const row = (await client.query<PlantRow>('SELECT id, name, tag FROM plants WHERE id = $1 FOR UPDATE', [id.toString()])).rows[0]
       if (row === undefined) return { kind: 'missing' }
-      const current = toPlant(row)
+      const current = plantOfRow(row)
       if (precondition !== undefined && !precondition(current)) return { kind: 'precondition-failed', plant: current }
       return { kind: 'done', plant: await apply(client, current) }
     })

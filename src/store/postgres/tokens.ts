@@ -2,10 +2,10 @@ import type pg from 'pg'
 import type { PoolClient } from 'pg'
 import { toToken, toTokenWithHash } from '../rows.js'
 import type { TokenRow } from '../rows.js'
-import { TokenNameTaken } from '../store.js'
+import { TokenNameTaken } from '../errors.js'
 import type { NewToken, TokenStore } from '../store.js'
 import type { PostgresDatabase } from './database.js'
-import type { TokenCache } from './token-cache.js'
+import type { TokenCache } from '../token-cache.js'
 
 /** Tokens on PostgreSQL, looked up through a cache that every instance's changes invalidate. */
 export class PostgresTokens implements TokenStore {

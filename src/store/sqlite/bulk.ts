@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import Database from 'better-sqlite3'
-import { toPlant } from '../rows.js'
-import type { PlantRow } from '../rows.js'
+import { plantOfRow } from '../../contract/plant.js'
+import type { PlantRow } from '../../contract/plant.js'
 import { sameOrConflict } from '../store.js'
 import type { BulkStore, ImportOptions, ImportResult, Plant, PlantRecord, Row, StoreMetadata } from '../store.js'
 import { guard } from './connection.js'
@@ -63,7 +63,7 @@ export class SqliteBulk implements BulkStore {
           if (subscribed) outbox.enqueue(plant, now)
           continue
         }
-        if (sameOrConflict(plant, toPlant(select.get(plant.id)!)).kind === 'replayed') result.identical++
+        if (sameOrConflict(plant, plantOfRow(select.get(plant.id)!)).kind === 'replayed') result.identical++
         else if (onConflict === 'skip') result.kept++
         else if (onConflict === 'replace') {
           update.run(plant.name, plant.tag ?? null, plant.id)

@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3'
-import { StorageUnavailable } from '../../contract/errors.js'
+import type { SqliteSynchronous } from '../../config/parsers.js'
+import { StoreUnavailable } from '../errors.js'
 
-export type SqliteSynchronous = 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA'
+export type { SqliteSynchronous }
 
 /**
  * The page cache a connection keeps, by its role. The main connection answers the requests' reads:
@@ -29,12 +30,12 @@ export function connect (path: string, synchronous: SqliteSynchronous, role: key
 // Codes that mean "the database cannot serve now", not "the request is wrong": answered with 503.
 const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN|READONLY|PROTOCOL)/
 
-/** Runs a driver call, turning "cannot serve now" driver errors into StorageUnavailable. */
+/** Runs a driver call, turning "cannot serve now" driver errors into StoreUnavailable. */
 export function guard<T> (call: () => T): T {
   try {
     return call()
   } catch (error) {
-    throw unavailable(error) ? new StorageUnavailable() : error
+    throw unavailable(error) ? new StoreUnavailable(error) : error
   }
 }
 
@@ -43,9 +44,9 @@ export function unavailable (error: unknown): boolean {
   return typeof code === 'string' && UNAVAILABLE.test(code)
 }
 
-/** For a failed batch from the writer thread: rethrows it, as StorageUnavailable when the database cannot serve now. */
+/** For a failed batch from the writer thread: rethrows it, as StoreUnavailable when the database cannot serve now. */
 export function asUnavailable (error: unknown): never {
-  throw unavailable(error) ? new StorageUnavailable() : error
+  throw unavailable(error) ? new StoreUnavailable(error) : error
 }
 
 /**

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { GroupCommit } from '../group-commit.js'
-import { StoreMissing } from '../store.js'
+import { StoreMissing } from '../errors.js'
 import type { Store } from '../store.js'
 import { asUnavailable, connect, guard } from './connection.js'
 import type { SqliteSynchronous } from './connection.js'
@@ -59,12 +59,18 @@ export function openSqlite (options: SqliteOptions): Store {
         if (creates > 0) options.onBatch?.(creates)
       }
     })
+  const plants = new SqlitePlants(db, writes)
   return {
-    plants: new SqlitePlants(db, writes),
+    dialect: {
+      name: 'sqlite',
+      sharedAcrossThreads: writer !== undefined,
+      readVersion: plants.readVersion,
+      connectWriter: writer === undefined ? null : () => writer.connect()
+    },
+    plants,
     tokens: new SqliteTokens(db, options.tokenCacheBytes ?? 1 << 20),
     webhooks: new SqliteWebhooks(db, writes),
     bulk: new SqliteBulk(db),
-    ...(writer !== undefined && { connectWriter: () => writer.connect() }),
     ping: async () => { guard(() => db.prepare('SELECT 1').get()) },
     close: async () => {
       await writer?.close()

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3'
-import { newMessageId, newPlantJson } from '../../contract/plant-event.js'
-import type { Plant } from '../store.js'
+import { newMessageId } from '../../contract/message-id.js'
+import { newPlantJson } from '../../contract/plant.js'
+import type { Plant } from '../../contract/plant.js'
 
 /**
  * Writing newPlant events into the outbox on SQLite, one row per live subscription, in the caller's

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3'
 import type { GroupCommit } from '../group-commit.js'
-import { toPlant } from '../rows.js'
-import type { PlantRow } from '../rows.js'
+import { plantOfRow } from '../../contract/plant.js'
+import type { PlantRow } from '../../contract/plant.js'
 import { keysetStart } from '../store.js'
 import type { CreateOutcome, Plant, PlantQuery, PlantStore, Precondition, WriteOutcome } from '../store.js'
 import { guard, opaqueInteger } from './connection.js'
@@ -33,7 +33,7 @@ export class SqlitePlants implements PlantStore {
     const guardedWrite = db.transaction((id: bigint, precondition: Precondition | undefined, apply: (current: Plant) => Plant): WriteOutcome => {
       const row = this.#select.get(id)
       if (row === undefined) return { kind: 'missing' }
-      const current = toPlant(row)
+      const current = plantOfRow(row)
       if (precondition !== undefined && !precondition(current)) return { kind: 'precondition-failed', plant: current }
       return { kind: 'done', plant: apply(current) }
     })
@@ -59,13 +59,13 @@ export class SqlitePlants implements PlantStore {
     if (from === undefined) return []
     return guard(() => (tag === undefined
       ? this.#list.all(from, BigInt(limit))
-      : this.#listByTag.all(tag, from, BigInt(limit))).map(toPlant))
+      : this.#listByTag.all(tag, from, BigInt(limit))).map(plantOfRow))
   }
 
   async get (id: bigint) {
     return guard(() => {
       const row = this.#select.get(id)
-      return row === undefined ? undefined : toPlant(row)
+      return row === undefined ? undefined : plantOfRow(row)
     })
   }
 

@@ -1,23 +1,24 @@
 import type Database from 'better-sqlite3'
 import { toToken, toTokenWithHash } from '../rows.js'
 import type { TokenRow } from '../rows.js'
-import { TokenNameTaken } from '../store.js'
+import { TokenNameTaken } from '../errors.js'
 import type { NewToken, TokenStore } from '../store.js'
 import { guard, Statements } from './connection.js'
-import { SqliteTokenCache } from './token-cache.js'
+import { TokenCache } from '../token-cache.js'
+import { changedElsewhere } from './data-version.js'
 
 /** Tokens on SQLite, on the main connection (writes are rare and small), looked up through a cache. */
 export class SqliteTokens implements TokenStore {
   readonly #db: Database.Database
   readonly #sql: Statements
   readonly #selectByHash: Database.Statement<[Buffer], TokenRow>
-  readonly #cache: SqliteTokenCache
+  readonly #cache: TokenCache
 
   constructor (db: Database.Database, cacheBytes: number) {
     this.#db = db
     this.#sql = new Statements(db)
     this.#selectByHash = db.prepare('SELECT * FROM tokens WHERE hash = ?')
-    this.#cache = new SqliteTokenCache(db, cacheBytes)
+    this.#cache = new TokenCache(cacheBytes, changedElsewhere(db))
   }
 
   async findByHash (hash: Buffer) {

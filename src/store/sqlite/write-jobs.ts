@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3'
-import { toPlant } from '../rows.js'
-import type { DeliveryRow, PlantRow } from '../rows.js'
+import { plantOfRow } from '../../contract/plant.js'
+import type { PlantRow } from '../../contract/plant.js'
+import type { DeliveryRow } from '../rows.js'
 import { sameOrConflict } from '../store.js'
 import type { AttemptResult, CreateOutcome, Plant } from '../store.js'
 import { opaqueInteger } from './connection.js'
@@ -66,7 +67,7 @@ export function createWriteRunner (db: Database.Database, synchronous: SqliteSyn
       if (!subscribed) return 0
       return outbox.enqueue(plant, now) ? 1 : 0
     }
-    const outcome = sameOrConflict(plant, toPlant(selectPlant.get(plant.id)!))
+    const outcome = sameOrConflict(plant, plantOfRow(selectPlant.get(plant.id)!))
     return outcome.kind === 'replayed' ? 2 : outcome.plant
   }
   const run = (job: WriteJob, now: number, subscribed: boolean): WriteResult => {

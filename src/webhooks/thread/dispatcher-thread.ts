@@ -25,6 +25,17 @@ interface FromThread {
   stopped?: true
 }
 
+/** What a dispatcher thread needs from the app. */
+export interface DispatcherThreadOptions {
+  database: DatabaseUrl
+  dispatcher: DispatcherOptions
+  log: ThreadLog
+  /** Asked while no thread runs: whether anyone subscribes now. */
+  hasSubscribers: () => Promise<boolean>
+  /** The store's writer, where its dialect has one (StoreDialect.connectWriter). */
+  connectWriter: (() => MessagePort) | null
+}
+
 /**
  * The dispatcher in a thread of its own (dispatcher-worker.ts), seen from the main thread: wakes are
  * coalesced to one message per turn of the event loop, and the thread's metrics and log lines are
@@ -33,94 +44,83 @@ interface FromThread {
  * isolate, a connection, the senders' sockets). A removed subscriber's backlog is given up, so none is
  * left to send. While no thread runs, `hasSubscribers` is asked at each safety poll; while one runs, it
  * reads the subscribers itself at its own poll and says when none are left. A thread that dies is
- * started again.
+ * started again. Every change of the thread's life (start, end, restart, stop) runs in one queue, in
+ * order, so no two overlap.
  */
 export class DispatcherThread implements Dispatcher {
-  readonly #database: DatabaseUrl
-  readonly #options: DispatcherOptions
-  readonly #log: ThreadLog
-  readonly #connectWriter: (() => MessagePort) | undefined
-  readonly #hasSubscribers: () => Promise<boolean>
+  readonly #options: DispatcherThreadOptions
   readonly #refreshes = new Map<number, () => void>()
   #thread: Worker | undefined
-  /** Set while a thread ends because nobody subscribes any more; resolved when it has exited. */
-  #ending: Promise<void> | undefined
+  #changes: Promise<void> = Promise.resolve()
+  #queued = 0
+  #stopped = false
   #watch: NodeJS.Timeout | undefined
-  /** The check of the subscribers under way, if any: one at a time. */
-  #checking: Promise<void> | undefined
   #concurrency = new Map<number, number>()
   #wakeScheduled = false
-  #stopping: Promise<void> | undefined
   #seq = 0
 
-  constructor (database: DatabaseUrl, options: DispatcherOptions, log: ThreadLog,
-    hasSubscribers: () => Promise<boolean>, connectWriter?: () => MessagePort) {
-    this.#database = database
+  constructor (options: DispatcherThreadOptions) {
     this.#options = options
-    this.#log = log
-    this.#hasSubscribers = hasSubscribers
-    this.#connectWriter = connectWriter
   }
 
   start () {
-    // A running thread watches the subscribers itself; a poll finding a check still under way lets it be.
+    // A running thread watches the subscribers itself; a poll finding a change queued lets it be.
     this.#watch = setInterval(() => {
-      if (this.#thread === undefined && this.#checking === undefined) this.#checkSubscribers().catch(() => {})
-    }, this.#options.pollMs)
+      if (this.#thread === undefined && this.#queued === 0) this.#checkSubscribers().catch(() => {})
+    }, this.#options.dispatcher.pollMs)
     this.#watch.unref()
     this.#checkSubscribers().catch(() => {})
   }
 
-  /** Starts the thread if anyone subscribes and none runs; ends it if nobody does and one runs. One check at a time. */
-  async #checkSubscribers (): Promise<void> {
-    const previous = this.#checking
-    const check = (async () => {
-      await previous?.catch(() => {})
-      await this.#ending
-      const subscribed = await this.#hasSubscribers()
-      if (this.#stopping !== undefined) return
-      if (subscribed && this.#thread === undefined) {
-        this.#spawn()
-        this.#log.info({}, 'webhook dispatcher thread started: there is a subscriber')
-      } else if (!subscribed && this.#thread !== undefined) {
-        await this.#end(this.#thread)
-        this.#log.info({}, 'webhook dispatcher thread ended: nobody subscribes')
-      }
-    })()
-    this.#checking = check
-    try {
-      await check
-    } finally {
-      if (this.#checking === check) this.#checking = undefined
-    }
+  /** Runs one change of the thread's life after the ones queued before it; after stop(), only stop's own. */
+  #change (step: () => Promise<void>, final = false): Promise<void> {
+    this.#queued++
+    const done = this.#changes.then(() => this.#stopped && !final ? undefined : step()).finally(() => { this.#queued-- })
+    this.#changes = done.catch(() => {})
+    return done
   }
 
-  /** Ends a thread nobody needs. */
-  #end (thread: Worker): Promise<void> {
-    this.#ending = stopThread(thread).finally(() => {
-      this.#ending = undefined
-      this.#concurrency = new Map()
+  /** Starts the thread if anyone subscribes and none runs; ends it if nobody does and one runs. */
+  #checkSubscribers (): Promise<void> {
+    return this.#change(async () => {
+      const subscribed = await this.#options.hasSubscribers()
+      if (this.#stopped) return
+      if (subscribed && this.#thread === undefined) {
+        this.#spawn()
+        this.#options.log.info({}, 'webhook dispatcher thread started: there is a subscriber')
+      } else if (!subscribed && this.#thread !== undefined) {
+        await this.#end()
+        this.#options.log.info({}, 'webhook dispatcher thread ended: nobody subscribes')
+      }
     })
-    return this.#ending
+  }
+
+  /** Ends the running thread on purpose (its exit is then not a failure). */
+  async #end () {
+    const thread = this.#thread
+    this.#thread = undefined
+    if (thread !== undefined) await stopThread(thread)
+    this.#concurrency = new Map()
   }
 
   #spawn () {
-    const { onAttempt, onDelivered, ...settings } = this.#options
-    const writerPort = this.#connectWriter?.()
-    const levels = (['debug', 'info', 'warn', 'error'] as const).filter((level) => LEVELS.indexOf(level) >= LEVELS.indexOf(this.#log.level))
+    const { database, log, connectWriter, dispatcher: { onAttempt, onDelivered, ...settings } } = this.#options
+    const writerPort = connectWriter?.()
+    const levels = (['debug', 'info', 'warn', 'error'] as const).filter((level) => LEVELS.indexOf(level) >= LEVELS.indexOf(log.level))
     const thread = spawnWorker(import.meta.url, 'dispatcher-worker', {
       name: 'webhook-dispatcher',
-      workerData: { database: this.#database, settings: settings satisfies DispatcherSettings, writerPort, levels },
+      workerData: { database, settings: settings satisfies DispatcherSettings, writerPort, levels },
       transferList: writerPort === undefined ? [] : [writerPort]
     })
     thread.on('message', (message: FromThread) => this.#receive(message))
-    thread.on('error', (error) => this.#log.error({ err: error }, 'the webhook dispatcher thread failed'))
+    thread.on('error', (error) => log.error({ err: error }, 'the webhook dispatcher thread failed'))
     thread.on('exit', () => {
       if (this.#thread !== thread) return
       this.#thread = undefined
-      if (this.#stopping !== undefined || this.#ending !== undefined) return
-      this.#log.error({}, 'the webhook dispatcher thread ended; starting another')
-      setTimeout(() => { if (this.#stopping === undefined) this.#spawn() }, 1000).unref()
+      log.error({}, 'the webhook dispatcher thread ended; starting another')
+      setTimeout(() => {
+        this.#change(async () => { if (this.#thread === undefined) this.#spawn() }).catch(() => {})
+      }, 1000).unref()
     })
     this.#thread = thread
   }
@@ -151,22 +151,18 @@ export class DispatcherThread implements Dispatcher {
 
   stop (): Promise<void> {
     clearInterval(this.#watch)
-    this.#stopping ??= (async () => {
-      // A thread already ending is only waited for.
-      await this.#ending
-      if (this.#thread !== undefined) await stopThread(this.#thread)
-    })()
-    return this.#stopping
+    this.#stopped = true
+    return this.#change(() => this.#end(), true)
   }
 
   #receive (message: FromThread) {
-    if (message.log !== undefined) this.#log[message.log.level](message.log.fields, message.log.msg)
+    if (message.log !== undefined) this.#options.log[message.log.level](message.log.fields, message.log.msg)
     if (message.metrics !== undefined) {
       const { outcomes, lags, concurrency } = message.metrics
       for (const [outcome, count] of Object.entries(outcomes) as Array<[keyof typeof outcomes, number]>) {
-        if (count > 0) this.#options.onAttempt?.(outcome, count)
+        if (count > 0) this.#options.dispatcher.onAttempt?.(outcome, count)
       }
-      for (const lag of lags) this.#options.onDelivered?.(lag)
+      for (const lag of lags) this.#options.dispatcher.onDelivered?.(lag)
       this.#concurrency = new Map(concurrency)
     }
     if (message.unsubscribed === true) this.#checkSubscribers().catch(() => {})

@@ -4,7 +4,7 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import type { MessagePort } from 'node:worker_threads'
 import type { DatabaseUrl } from '../../config/config.js'
-import { openWebhookStore } from '../../store/open-webhook-store.js'
+import { openWebhookStore } from '../../store/open-store.js'
 import { WebhookDispatcher } from '../dispatcher.js'
 import type { DispatcherSettings } from '../dispatcher.js'
 import { plainError } from '../log.js'

@@ -1,0 +1,24 @@
+import type Database from 'better-sqlite3'
+
+// How often to ask SQLite whether another connection (another process, the CLI) committed anything.
+const CHECK_EVERY_MS = 100
+
+/**
+ * An invalidation signal for caches of this store: true when `PRAGMA data_version` says another
+ * connection committed since the last check, asked at most every 100 ms (so the CLI's `tokens revoke`
+ * holds within that).
+ */
+export function changedElsewhere (db: Database.Database): () => boolean {
+  const dataVersion = db.prepare<[], bigint>('PRAGMA data_version').pluck()
+  let version: bigint | undefined
+  let checkedAt = 0
+  return () => {
+    const now = Date.now()
+    if (now - checkedAt < CHECK_EVERY_MS) return false
+    checkedAt = now
+    const current = dataVersion.get()
+    const changed = current !== version
+    version = current
+    return changed
+  }
+}

@@ -1,0 +1,26 @@
+/** The dispatcher's settings (config.webhooks): plain data, so they reach its thread. */
+export interface DispatcherSettings {
+  /** How long one attempt may take to connect, and then to be answered. */
+  timeoutMs: number
+  /** Deliveries in flight to one subscriber at most (per process); the lane's limit grows toward it. */
+  perSubscription: number
+  /** The first retry waits about this long; each later one twice as long, up to an hour. */
+  retryBaseMs: number
+  /** An event still undelivered this long after it was created is given up. */
+  giveUpAfterMs: number
+  /** The safety poll: how often to look for new subscribers and due deliveries when nothing wakes us. */
+  pollMs: number
+  /** Integrators' subscriptions may reach private addresses too (--webhook-allow-private). */
+  allowPrivate: boolean
+  /** Delivery connections in use at once, all subscribers together (see connection-budget.ts). */
+  maxConnections: number
+}
+
+export interface DispatcherOptions extends DispatcherSettings {
+  /** Told attempts' outcomes (for metrics): `count` attempts came to `outcome`. */
+  onAttempt?: (outcome: 'delivered' | 'failed' | 'given_up', count: number) => void
+  /** Told, for each delivered event, the seconds from its creation to its delivery (for metrics). */
+  onDelivered?: (lagSeconds: number) => void
+  /** Told, at each reading of the subscribers, how many there are. */
+  onSubscribers?: (count: number) => void
+}
