@@ -60,7 +60,7 @@ app.route({
   ...(withContract ? operation('getPlant') : { method: 'GET' as const, url: '/plants/:id', schema: { params: plainParams } }),
   handler: async (request: FastifyRequest, reply: FastifyReply) => {
     const id = BigInt((request.params as { id: bigint | string }).id)
-    const plant = store === undefined ? constant : await store.plants.get(id)
+    const plant = store === undefined ? constant : (await store.plants.get(id)).plant
     if (plant === undefined) throw new NotFound(`plant ${id} not found`)
     return withContract ? plant : reply.type('application/json').send(`{"id":${plant.id},"name":${JSON.stringify(plant.name)}}`)
   }

@@ -1,15 +1,20 @@
 import type { Principal } from './auth/jwt.js'
 import type { Store } from './store/store.js'
 import type { Dispatcher } from './webhooks/dispatcher.js'
+import type { EventFeed } from './events/feed.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
     store: Store
     webhooks: Dispatcher
+    /** The event log's reader for the streams (http/events.ts). */
+    events: EventFeed
   }
   interface FastifyContextConfig {
     /** The scope a token needs for this route; routes without one need no token. */
     scope?: string
+    /** A stream ticket (`?ticket=`) may stand in for the bearer token (GET /events). */
+    acceptsTicket?: boolean
   }
   interface FastifyRequest {
     /** Who the request acts as, set by the auth plugin (null on routes that need no token). */

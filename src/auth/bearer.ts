@@ -5,8 +5,8 @@ import type { Config } from '../config/config.js'
 import { createJwtVerifier, looksLikeJwt } from './jwt.js'
 import type { Principal } from './jwt.js'
 import { grants } from '../store/store.js'
-import type { TokenStore } from '../store/store.js'
-import { hashToken, looksLikeToken, readCredentials, sameHash } from './tokens.js'
+import type { EventStore, Store } from '../store/store.js'
+import { hashToken, looksLikeTicket, looksLikeToken, readCredentials, sameHash } from './tokens.js'
 import { WindowCounter } from '../lib/window-counter.js'
 import type { AuthFailureLimiter } from './failure-limiter.js'
 
@@ -20,9 +20,21 @@ export interface AuthOptions {
 
 type JwtVerifier = ReturnType<typeof createJwtVerifier>
 
+/** Who a stream ticket (`?ticket=`) stands for, or 401: unknown, expired, or its token revoked since. */
+async function authenticateTicket (events: EventStore, ticket: string): Promise<Principal> {
+  const found = looksLikeTicket(ticket) ? await events.findTicket(hashToken(ticket)) : undefined
+  if (found === undefined) throw new InvalidToken()
+  return { key: found.principal, name: 'ticket', scopes: found.scopes }
+}
+
 /** Who a request's Authorization header proves it is, or the 400/401 error it deserves (or 503 from the store). */
-async function authenticate (tokens: TokenStore, verifyJwt: JwtVerifier | undefined, request: FastifyRequest): Promise<Principal> {
+async function authenticate (store: Store, verifyJwt: JwtVerifier | undefined, request: FastifyRequest): Promise<Principal> {
   const credentials = readCredentials(request.headers.authorization)
+  const ticket = (request.query as { ticket?: unknown } | undefined)?.ticket
+  if (credentials.kind === 'none' && typeof ticket === 'string' && request.routeOptions.config.acceptsTicket === true) {
+    return authenticateTicket(store.events, ticket)
+  }
+  const tokens = store.tokens
   if (credentials.kind === 'none') throw new MissingCredentials()
   if (credentials.kind === 'malformed') throw new MalformedAuthorization(credentials.reason)
   if (verifyJwt !== undefined && looksLikeJwt(credentials.token)) {
@@ -77,7 +89,7 @@ export default fp<AuthOptions>(async (app, { failures, rateLimit, jwt }) => {
     reply.header('cache-control', 'no-store')
     let principal: Principal
     try {
-      principal = await authenticate(app.store.tokens, verifyJwt, request)
+      principal = await authenticate(app.store, verifyJwt, request)
     } catch (error) {
       if (!(error instanceof ApiError) || !isFailedAuthentication(error)) throw error
       return failures.fail(request.ip, error)

@@ -47,6 +47,11 @@ export interface Config {
   readonly cors: CorsSettings
   /** Fastify's trustProxy: the proxies whose X-Forwarded-For names the client (false: none). */
   readonly trustProxy: TrustProxySettings
+  readonly events: {
+    readonly retentionMs: number
+    readonly maxStreams: number
+    readonly maxStreamsPerToken: number
+  }
   readonly webhooks: {
     readonly timeoutMs: number
     readonly perSubscription: number
@@ -106,6 +111,11 @@ export function loadConfig (raw: RawConfig = {}): Config {
       headersTimeoutMs: duration('headersTimeout', value('headersTimeout')),
       keepAliveTimeoutMs: duration('keepAliveTimeout', value('keepAliveTimeout')),
       maxEventLoopDelayMs: duration('maxEventLoopDelay', value('maxEventLoopDelay'), { zero: true })
+    }),
+    events: Object.freeze({
+      retentionMs: duration('eventRetention', value('eventRetention')),
+      maxStreams: integer('maxStreams', value('maxStreams'), 1, 1_000_000),
+      maxStreamsPerToken: integer('maxStreamsPerToken', value('maxStreamsPerToken'), 1, 1_000_000)
     }),
     webhooks: Object.freeze({
       timeoutMs: duration('webhookTimeout', value('webhookTimeout')),

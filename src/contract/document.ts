@@ -13,6 +13,8 @@ export interface Operation {
   url: string
   /** The scope a token needs, from `x-plantstore-scope`; absent for operations without security. */
   scope: string | undefined
+  /** Whether a stream ticket (`?ticket=`, security scheme streamTicket) may stand in for the bearer token. */
+  acceptsTicket: boolean
   schema: {
     body?: JsonSchema
     params?: JsonSchema
@@ -66,6 +68,7 @@ function operationsOf (doc: Record<string, any>): Operation[] {
         method: method.toUpperCase() as Operation['method'],
         url: path.replace(/\{(\w+)\}/g, ':$1'),
         scope: op['x-plantstore-scope'],
+        acceptsTicket: (op.security ?? []).some((requirement: Record<string, unknown>) => 'streamTicket' in requirement),
         schema: {
           body: op.requestBody?.content?.['application/json']?.schema,
           params: objectOf(parameters, 'path'),
@@ -88,7 +91,7 @@ export function operation (operationId: string) {
   return {
     method: found.method,
     url: found.url,
-    config: { scope: found.scope },
+    config: { scope: found.scope, acceptsTicket: found.acceptsTicket },
     schema: {
       ...(body && { body }),
       ...(params && { params }),

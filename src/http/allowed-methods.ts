@@ -28,7 +28,7 @@ export const routeTable = fp<{ routes: RouteTable }>(async (app, { routes }) => 
 
 /**
  * OPTIONS on every known path (register it after every route): 204 with `Allow`, no token needed.
- * With CORS on (plugins/cors.ts has already answered the origin), a preflight from an allowed origin
+ * With CORS on (cors.ts has already answered the origin), a preflight from an allowed origin
  * also gets the methods, request headers and cache time it may use. A known path asked with a method
  * it lacks is 405 with `Allow` (the not-found handler above).
  */

@@ -18,6 +18,8 @@ import requestMetrics from '../telemetry/request-metrics.js'
 import metricsRoutes from '../routes/metrics.js'
 import store from './store.js'
 import webhooks from './webhooks.js'
+import events from './events.js'
+import eventRoutes from '../routes/events.js'
 import operationsRoutes from '../routes/operations.js'
 import plantRoutes from '../routes/plants.js'
 import webhookRoutes from '../routes/webhooks.js'
@@ -80,6 +82,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}) {
     onAttempt: (outcome, count) => metrics.webhookDeliveries.inc({ outcome }, count),
     onDelivered: (lagSeconds) => metrics.webhookLag.observe(lagSeconds)
   })
+  await app.register(events, { retentionMs: config.events.retentionMs, metrics })
   metrics.observeWebhooks({ backlog: () => app.store.webhooks.backlog(), concurrency: () => app.webhooks.concurrency() })
   await app.register(overload, { maxEventLoopDelayMs: config.limits.maxEventLoopDelayMs })
   await app.register(auth, { failures, rateLimit: config.limits.perToken, jwt: config.jwt })
@@ -88,6 +91,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}) {
   await app.register(metricsRoutes, { metrics, settings: config.metrics, failures })
   await app.register(operationsRoutes, { publicUrl: config.publicUrl })
   await app.register(plantRoutes, { readCacheBytes: config.caches.readBytes })
+  await app.register(eventRoutes, { maxStreams: config.events.maxStreams, maxStreamsPerToken: config.events.maxStreamsPerToken })
   await app.register(webhookRoutes, { allowPrivate: config.webhooks.allowPrivate, maxPerOwner: config.webhooks.maxPerOwner })
   await app.register(optionsRoutes, { routes, cors: config.cors })
   return app

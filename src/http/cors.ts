@@ -3,12 +3,12 @@ import fp from 'fastify-plugin'
 import type { Config } from '../config/config.js'
 
 // What a browser app may read of an answer, beside the simple headers.
-const EXPOSED_HEADERS = ['ETag', 'Link', 'Location', 'Retry-After', 'WWW-Authenticate', 'X-Request-Id']
+const EXPOSED_HEADERS = ['ETag', 'Link', 'Location', 'Plantstore-Event-Position', 'Retry-After', 'WWW-Authenticate', 'X-Request-Id']
 
 /**
  * CORS, off unless `--cors-origins` names origins (or `*`): every answer to an allowed origin, errors
  * included, carries Access-Control-Allow-Origin, Vary: Origin and the exposed headers; other origins
- * get no CORS headers at all. Preflights are answered by the OPTIONS routes (plugins/methods.ts),
+ * get no CORS headers at all. Preflights are answered by the OPTIONS routes (allowed-methods.ts),
  * which know each path's methods.
  */
 export default fp<{ cors: Config['cors'] }>(async (app, { cors }) => {

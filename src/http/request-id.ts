@@ -12,10 +12,10 @@ export function genReqId (req: IncomingMessage): string {
 }
 
 /**
- * Headers every answer carries, errors included (plugins/error-handler.ts sets them too, for the
+ * Headers every answer carries, errors included (error-handler.ts sets them too, for the
  * router's own failures): its request id, so a caller can quote it to find the log line, and
  * `nosniff`, as suits a JSON API. (Fastify sends no x-powered-by to begin with.) Authenticated
- * answers also get `Cache-Control: no-store` (plugins/auth.ts).
+ * answers also get `Cache-Control: no-store` (auth/bearer.ts).
  */
 export default fp(async (app) => {
   app.addHook('onRequest', (request, reply, done) => {

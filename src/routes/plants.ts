@@ -13,6 +13,8 @@ interface ListQuery { limit: number, tag?: string, after?: bigint }
 
 const notFound = (id: bigint) => new NotFound(`plant ${id} not found`)
 const JSON_TYPE = 'application/json; charset=utf-8'
+/** The event log position a read reflects: stream from it (GET /events?after=) and miss nothing. */
+const POSITION_HEADER = 'plantstore-event-position'
 
 /** A replace or delete that did not happen, as its error; the plant when it did. */
 function written (outcome: WriteOutcome, id: bigint, ifMatchHeader: string | undefined): Plant {
@@ -35,17 +37,18 @@ export default async function plantRoutes (app: FastifyInstance, { readCacheByte
       const page = pages.get(key, version) ?? await readPage(limit, tag, after)
       pages.set(key, version, page)
       if (page.link !== undefined) reply.header('link', page.link)
+      reply.header(POSITION_HEADER, page.position)
       return reply.type(JSON_TYPE).send(page.body)
     }
   })
 
   async function readPage (limit: number, tag: string | undefined, after: bigint | undefined) {
     // One row more than asked tells whether a next page exists without a second query.
-    const rows = await store.plants.list({ limit: limit + 1, tag, after })
-    if (rows.length <= limit) return { body: plantsJson(rows) }
+    const { plants: rows, position } = await store.plants.list({ limit: limit + 1, tag, after })
+    if (rows.length <= limit) return { body: plantsJson(rows), position: String(position) }
     const page = rows.slice(0, limit)
     const next = new URLSearchParams({ limit: String(limit), ...(tag !== undefined && { tag }), after: String(page.at(-1)!.id) })
-    return { body: plantsJson(page), link: `</plants?${next}>; rel="next"` }
+    return { body: plantsJson(page), link: `</plants?${next}>; rel="next"`, position: String(position) }
   }
 
   app.route({
@@ -54,7 +57,10 @@ export default async function plantRoutes (app: FastifyInstance, { readCacheByte
       const body = request.body as PlantBody & { id: bigint }
       const outcome = await store.plants.create(plantOfBody(body.id, body))
       if (outcome.kind === 'conflict') throw new PlantConflict(String(body.id))
-      if (outcome.kind === 'created' && outcome.enqueued) app.webhooks.wake()
+      if (outcome.kind === 'created') {
+        app.events.wake()
+        if (outcome.enqueued) app.webhooks.wake()
+      }
       reply.header('etag', etagOf(outcome.plant))
       reply.header('location', `/plants/${outcome.plant.id}`)
       return reply.type(JSON_TYPE).send(plantJson(outcome.plant))
@@ -65,7 +71,8 @@ export default async function plantRoutes (app: FastifyInstance, { readCacheByte
     ...operation('getPlant'),
     handler: async (request, reply) => {
       const { id } = request.params as IdParams
-      const plant = await store.plants.get(id)
+      const { plant, position } = await store.plants.get(id)
+      reply.header(POSITION_HEADER, String(position))
       if (plant === undefined) throw notFound(id)
       reply.header('etag', etagOf(plant))
       if (noneMatch(request.headers['if-none-match'], plant)) return reply.code(304).send()
@@ -81,6 +88,7 @@ export default async function plantRoutes (app: FastifyInstance, { readCacheByte
       if (body.id !== undefined && body.id !== id) throw new SchemaMismatch(`body/id ${body.id} must equal the id in the path, ${id}`)
       const header = request.headers['if-match']
       const plant = written(await store.plants.replace(plantOfBody(id, body), ifMatch(header)), id, header)
+      app.events.wake()
       reply.header('etag', etagOf(plant))
       return reply.type(JSON_TYPE).send(plantJson(plant))
     }
@@ -92,6 +100,7 @@ export default async function plantRoutes (app: FastifyInstance, { readCacheByte
       const { id } = request.params as IdParams
       const header = request.headers['if-match']
       written(await store.plants.delete(id, ifMatch(header)), id, header)
+      app.events.wake()
       return reply.code(204).send()
     }
   })

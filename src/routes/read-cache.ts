@@ -1,7 +1,7 @@
 import { boundedCache, stringBytes } from '../lib/bounded-cache.js'
 
 /** A cached answer: its body, and the headers that go with it. */
-export interface CachedAnswer { body: string, link?: string }
+export interface CachedAnswer { body: string, link?: string, position: string }
 
 // What an entry costs beside its strings: the map's node and the object (measured order of magnitude).
 const ENTRY_OVERHEAD = 200
@@ -23,7 +23,7 @@ export class ReadCache {
     this.#enabled = maxBytes > 0
     this.#entries = boundedCache<CachedAnswer>({
       maxBytes,
-      sizeOf: (answer, key) => ENTRY_OVERHEAD + stringBytes(key) + stringBytes(answer.body) + stringBytes(answer.link ?? '')
+      sizeOf: (answer, key) => ENTRY_OVERHEAD + stringBytes(key) + stringBytes(answer.body) + stringBytes(answer.link ?? '') + stringBytes(answer.position)
     })
   }
 

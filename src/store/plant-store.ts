@@ -39,7 +39,11 @@ export function keysetStart (after: bigint | undefined): bigint | undefined {
   return after === INT64_MAX ? undefined : after + 1n
 }
 
-/** Plants, in one database. */
+/**
+ * Plants, in one database. Every create, replace and delete appends its event to the log in its own
+ * transaction. A read answers with the log position it reflects: every event up to it, none after,
+ * read in one snapshot with the plants (so that reading, then streaming from there, misses nothing).
+ */
 export interface PlantStore {
   /**
    * Inserts the plant unless its id exists; the database, not a read-then-write, decides. A created
@@ -48,8 +52,10 @@ export interface PlantStore {
    */
   create (plant: Plant): Promise<CreateOutcome>
   /** Plants in id order. */
-  list (query: PlantQuery): Promise<Plant[]>
-  get (id: bigint): Promise<Plant | undefined>
+  /** Plants in id order, with the log position the read reflects. */
+  list (query: PlantQuery): Promise<{ plants: Plant[], position: bigint }>
+  /** A plant (undefined when there is none), with the log position the read reflects. */
+  get (id: bigint): Promise<{ plant: Plant | undefined, position: bigint }>
   /** Replaces name and tag of an existing plant, atomically with the precondition check. */
   replace (plant: Plant, precondition?: Precondition): Promise<WriteOutcome>
   /** Deletes a plant, atomically with the precondition check; `done` carries the deleted plant. */

@@ -1,5 +1,5 @@
 import { signingSecrets } from './store.js'
-import type { Delivery, DeliveryReport, Scope, Subscription, TokenRecord } from './store.js'
+import type { Delivery, DeliveryReport, LoggedEvent, Scope, Subscription, TicketRecord, TokenRecord } from './store.js'
 
 // Rows as both drivers give them: integers as bigint (better-sqlite3's safeIntegers, pg's int8 parser
 // set in postgres/database.ts), times as Unix milliseconds. Each API shape is mapped from its row here only.
@@ -128,5 +128,34 @@ export function toDeliveryReport (row: DeliveryReportRow): DeliveryReport {
     lastError: row.last_error,
     lastAttemptAt: date(row.last_attempt_at),
     nextAttemptAt: state === 'pending' || state === 'failed' ? date(row.next_attempt_at) : null
+  }
+}
+
+export interface EventRow { sequence: bigint, type: LoggedEvent['type'], message_id: string, data: string, created_at: bigint }
+
+export const toLoggedEvent = (row: EventRow): LoggedEvent =>
+  ({ sequence: row.sequence, type: row.type, messageId: row.message_id, data: row.data, createdAt: Number(row.created_at) })
+
+/** A ticket with its token's state (joined), as both dialects read it. */
+export interface TicketRow {
+  hash: Buffer,
+  token_id: bigint | null,
+  principal: string,
+  scopes: string,
+  expires_at: bigint,
+  revoked_at: bigint | null,
+  token_expires_at: bigint | null
+}
+
+/** A ticket row that may still open a stream: unexpired, and its opaque token (if any) neither revoked nor expired nor gone. */
+export function usableTicket (row: TicketRow, now: number): TicketRecord | undefined {
+  if (Number(row.expires_at) <= now) return undefined
+  if (row.token_id !== null && (row.revoked_at !== null || (row.token_expires_at !== null && Number(row.token_expires_at) <= now))) return undefined
+  return {
+    hash: row.hash,
+    tokenId: row.token_id === null ? null : Number(row.token_id),
+    principal: row.principal,
+    scopes: row.scopes.split(' ') as Scope[],
+    expiresAt: new Date(Number(row.expires_at))
   }
 }

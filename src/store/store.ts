@@ -1,11 +1,13 @@
 import type { MessagePort } from 'node:worker_threads'
 import type { BulkStore } from './bulk-store.js'
+import type { EventStore } from './event-store.js'
 import type { PlantStore } from './plant-store.js'
 import type { TokenStore } from './token-store.js'
 import type { WebhookStore } from './webhook-store.js'
 
 export * from './bulk-store.js'
 export * from './errors.js'
+export * from './event-store.js'
 export * from './plant-store.js'
 export * from './token-store.js'
 export * from './webhook-store.js'
@@ -39,6 +41,8 @@ export interface Store {
   readonly plants: PlantStore
   readonly tokens: TokenStore
   readonly webhooks: WebhookStore
+  /** The event log, for the streams and retention. */
+  readonly events: EventStore
   /** Export, import, copy and backup (the CLI's; never on the request path). */
   readonly bulk: BulkStore
   /** What this database can do beyond the shared interface. */

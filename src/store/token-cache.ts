@@ -10,7 +10,7 @@ const MAX_AGE_MS = 1000
 /**
  * Token lookups cached in memory, so that a request costs no statement for its token, on either
  * database. Each dialect brings its own invalidation signal: SQLite asks `isStale` on lookups
- * (sqlite/data-version.ts), PostgreSQL calls `clear` on a notification (postgres/token-changes.ts).
+ * (sqlite/data-version.ts), PostgreSQL calls `clear` on a notification (postgres/listener.ts).
  * Only tokens that exist are kept, under a bound in bytes (--token-cache-size), for a second at most.
  */
 export class TokenCache {

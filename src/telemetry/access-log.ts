@@ -8,7 +8,7 @@ import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
  * The line is the one pino would write, made from a template and handed to the log's destination:
  * pino's generic serialisation of this fixed shape cost more than anything else the request did
  * (the cost ladder in `npm run bench` showed it). Headers are never logged, so neither is a token;
- * failures are logged where they are handled (plugins/error-handler.ts).
+ * failures are logged where they are handled (http/error-handler.ts).
  */
 export class AccessLog extends LogController {
   #write: ((line: string) => void) | undefined

@@ -39,6 +39,19 @@ export class Metrics {
     registers: [this.registry]
   })
 
+  readonly streamEvents = new Counter({
+    name: 'plantstore_stream_events_sent_total',
+    help: 'Events written to GET /events streams (one per event per stream)',
+    registers: [this.registry]
+  })
+
+  readonly streamLag = new Histogram({
+    name: 'plantstore_stream_lag_seconds',
+    help: 'Time from an event\'s commit to its write to a GET /events stream (catching up included)',
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30, 300],
+    registers: [this.registry]
+  })
+
   constructor () {
     const requestDuration = this.requestDuration
     this.registry.registerMetric(new DerivedMetric('plantstore_http_requests_total',
@@ -49,6 +62,16 @@ export class Metrics {
       'gauge', () => [{ labels: {}, value: this.counts.received - this.counts.answered }]) as unknown as Metric)
     this.registry.registerMetric(this.storeDuration as unknown as Metric)
     collectDefaultMetrics({ register: this.registry, prefix: 'plantstore_' })
+  }
+
+  /** Streams open now, read from the feed when scraped. */
+  observeStreams (open: () => number) {
+    this.registry.registerMetric(new Gauge({
+      name: 'plantstore_streams_open',
+      help: 'GET /events streams open in this process',
+      registers: [],
+      collect () { this.set(open()) }
+    }))
   }
 
   /** Per-subscriber gauges, read from the outbox and the dispatcher when scraped (not on every change). */
@@ -112,6 +135,7 @@ export function instrumentStore (store: Store, metrics: Metrics): Store {
     tokens: timed('tokens', store.tokens, metrics),
     webhooks: timed('webhooks', store.webhooks, metrics),
     bulk: store.bulk,
+    events: store.events,
     ping: store.ping,
     close: store.close
   }

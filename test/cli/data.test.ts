@@ -93,7 +93,7 @@ describe('plantstore export and import', () => {
       const failed = await run(['import', file(`conflict-${kind}.ndjson`), '--database', database])
       assert.equal(failed.code, 1)
       assert.match(failed.stderr, /^plantstore: line 2: plant 2 exists with different content/)
-      const names = () => withStore(database, async (store) => (await store.plants.list({ limit: 10 })).map((p) => `${p.id}:${p.name}`))
+      const names = () => withStore(database, async (store) => (await store.plants.list({ limit: 10 })).plants.map((p) => `${p.id}:${p.name}`))
       assert.deepEqual(await names(), ['1:one', '2:stored'], 'the line before the conflict is stored, the ones after it are not')
       const skip = await run(['import', file(`conflict-${kind}.ndjson`), '--on-conflict', 'skip', '--database', database])
       assert.match(skip.stderr, /imported 3 lines: 1 created, 1 identical skipped, 1 kept/)

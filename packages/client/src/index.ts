@@ -5,6 +5,10 @@
  * rounded. It depends on nothing of the server.
  */
 import { parse as parseLossless } from 'lossless-json'
+import { followEvents } from './events.js'
+import type { EventsOptions } from './events.js'
+
+export type { EventsOptions, StoreEvent } from './events.js'
 import type { components, operations } from './openapi-types.js'
 
 type Schemas = components['schemas']
@@ -16,7 +20,8 @@ export type PlantContent = Omit<Schemas['Plant'], 'id'>
 /** A plant to create; a `number` id must be a safe integer (beyond 2^53 a double has already lost digits). */
 export type NewPlant = PlantContent & { id: bigint | number }
 export type ListQuery = Omit<NonNullable<operations['listPlants']['parameters']['query']>, 'after'> & { after?: bigint | number }
-export interface Page { plants: Plant[], next?: ListQuery }
+/** A page, its next page's query, and the event log position it reflects (stream from it with `events`). */
+export interface Page { plants: Plant[], next?: ListQuery, position?: bigint }
 /** A webhook subscription, as listed and read (never its secret). */
 export type WebhookSubscription = Schemas['WebhookSubscription']
 /** The answers to create and rotate: the subscription and its signing secret. */
@@ -38,6 +43,13 @@ export class PlantStoreError extends Error {
     this.error = body.error
     this.requestId = requestId
   }
+}
+
+/** The service's Error body as a PlantStoreError (any other body as its text, code 0). */
+function errorOf (response: Response, text: string): PlantStoreError {
+  const parsed = (() => { try { return JSON.parse(text) as Schemas['Error'] } catch { return undefined } })()
+  const errorBody = parsed !== undefined && typeof parsed.error === 'number' ? parsed : { error: 0, message: text || response.statusText }
+  return new PlantStoreError(response.status, errorBody, response.headers.get('x-request-id') ?? undefined)
 }
 
 export interface ClientOptions {
@@ -97,11 +109,7 @@ export function createPlantStoreClient ({ baseUrl, token, fetch = globalThis.fet
       ...(body !== undefined && { body })
     })
     const text = await response.text()
-    if (!response.ok) {
-      const parsed = (() => { try { return JSON.parse(text) as Schemas['Error'] } catch { return undefined } })()
-      const errorBody = parsed !== undefined && typeof parsed.error === 'number' ? parsed : { error: 0, message: text || response.statusText }
-      throw new PlantStoreError(response.status, errorBody, response.headers.get('x-request-id') ?? undefined)
-    }
+    if (!response.ok) throw errorOf(response, text)
     return { response, value: text === '' ? undefined : parseExactJson(text) }
   }
 
@@ -122,7 +130,8 @@ export function createPlantStoreClient ({ baseUrl, token, fetch = globalThis.fet
       if (query.after !== undefined) params.set('after', String(exactId(query.after)))
       const { response, value } = await call('GET', `/plants${params.size > 0 ? `?${params}` : ''}`)
       const next = nextQuery(response.headers.get('link'))
-      return { plants: (value as unknown[]).map(toPlant), ...(next !== undefined && { next }) }
+      const position = response.headers.get('plantstore-event-position')
+      return { plants: (value as unknown[]).map(toPlant), ...(next !== undefined && { next }), ...(position !== null && { position: BigInt(position) }) }
     },
 
     /** Every plant matching `query`, page after page. */
@@ -192,6 +201,23 @@ export function createPlantStoreClient ({ baseUrl, token, fetch = globalThis.fet
     /** POST /webhooks/{id}/deliveries/{eventId}/redeliver: the event is sent again, with its webhook-id. */
     async redeliverWebhookEvent (id: bigint | number, eventId: string): Promise<void> {
       await call('POST', `/webhooks/${id}/deliveries/${encodeURIComponent(eventId)}/redeliver`)
+    },
+
+    /**
+     * GET /events as an async iterator: every create, replace and delete in commit order, resuming by
+     * itself after a dropped connection. List, then follow from the page's `position`, and miss nothing.
+     */
+    events (options: EventsOptions = {}) {
+      return followEvents(
+        (headers, query, signal) => fetch(`${root}/events${query}`, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream', ...headers }, signal }),
+        parseExactJson,
+        async (response) => { throw errorOf(response, await response.text()) },
+        options)
+    },
+
+    /** POST /events/tickets: a ticket for a browser's EventSource (`/events?ticket=…`), valid 10 minutes. */
+    async createEventTicket (): Promise<{ ticket: string, expiresAt: string }> {
+      return (await call('POST', '/events/tickets')).value as { ticket: string, expiresAt: string }
     }
   }
 }

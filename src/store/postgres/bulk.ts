@@ -6,7 +6,7 @@ import { plantOfRow } from '../../contract/plant.js'
 import type { PlantRow } from '../../contract/plant.js'
 import { BackupUnsupported, sameOrConflict } from '../store.js'
 import type { BulkStore, ImportOptions, ImportResult, Plant, PlantRecord, Row, StoreMetadata } from '../store.js'
-import { enqueue } from './outbox.js'
+import { record } from './outbox.js'
 import type { PostgresDatabase } from './database.js'
 
 /** COPY's text format: backslash, tab, newline and carriage return escaped; NULL as \N. */
@@ -95,8 +95,11 @@ export class PostgresBulk implements BulkStore {
       [replacing.map((p) => p.id.toString()), replacing.map((p) => p.name), replacing.map((p) => p.tag ?? null)])
       result.replaced = replacing.length
     }
-    if (notify && news.size > 0) {
-      await enqueue(client, [...news.values()], now)
+    if (notify) {
+      await record(client, [
+        ...[...news.values()].map((plant) => ({ type: 'plant.created' as const, plant })),
+        ...replacing.map((plant) => ({ type: 'plant.updated' as const, plant }))
+      ], now)
     }
     return result
   }

@@ -1,5 +1,5 @@
 import { toPlant } from '../../contract/plant.js'
-import { outboxColumns, outboxInsertSql } from './outbox.js'
+import { deliveriesSql, EVENT_LOG_LOCK, eventsSql, outboxColumns } from './outbox.js'
 import { sameOrConflict } from '../store.js'
 import type { CreateOutcome, Plant } from '../store.js'
 
@@ -10,21 +10,27 @@ import type { CreateOutcome, Plant } from '../store.js'
  * Rows are inserted in id order, whatever order they arrived in: an insert waits on another
  * transaction's uncommitted row of the same id, so two batches taking their ids in different orders
  * could each hold an id the other waits for, and one would fail with a deadlock.
- * $1 ids, $2 names, $3 tags, $4 message ids, $5 payloads, $6 now.
+ * Each inserted plant's event is appended to the log, under the log's lock (outbox.ts), which the
+ * statement takes only once it has a row to append.
+ * $1 ids, $2 names, $3 tags, $4 message ids, $5 payloads, $6 now, $7 event data.
  */
 export const createBatchSql = `
 WITH input AS (
-  SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[])
-    WITH ORDINALITY AS t (id, name, tag, message_id, payload, ord)
+  SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $7::text[])
+    WITH ORDINALITY AS t (id, name, tag, message_id, payload, data, ord)
 ), inserted AS (
   INSERT INTO plants (id, name, tag, created_at)
   SELECT id, name, tag, $6 FROM input ORDER BY id
   ON CONFLICT (id) DO NOTHING
   RETURNING id
-), events AS (
-  SELECT input.message_id, input.id AS plant_id, input.payload FROM input JOIN inserted ON inserted.id = input.id
+), created AS (
+  SELECT 'plant.created' AS type, input.message_id, input.id AS plant_id, input.payload, input.data, input.ord
+  FROM input JOIN inserted ON inserted.id = input.id
+), lock AS (${EVENT_LOG_LOCK}
+), appended AS (
+  ${eventsSql('created c CROSS JOIN lock', '$6')}
 ), outbox AS (
-  ${outboxInsertSql('events e', '$6')}
+  ${deliveriesSql('created e', '$6')}
   RETURNING plant_id
 )
 SELECT input.ord, inserted.id IS NOT NULL AS created,
@@ -39,14 +45,15 @@ export interface BatchRow { created: boolean, enqueued: boolean, found: boolean,
 
 /** The statement's parameters for a batch of plants with distinct ids. */
 export function createBatchParams (plants: Plant[], now: number): unknown[] {
-  const { messageIds, payloads } = outboxColumns(plants)
+  const { messageIds, data, payloads } = outboxColumns(plants.map((plant) => ({ type: 'plant.created', plant })))
   return [
     plants.map((plant) => plant.id.toString()),
     plants.map((plant) => plant.name),
     plants.map((plant) => plant.tag ?? null),
     messageIds,
     payloads,
-    now
+    now,
+    data
   ]
 }
 

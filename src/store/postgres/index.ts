@@ -4,7 +4,8 @@ import { createPool, PostgresDatabase } from './database.js'
 import { migratePostgres } from './migrations.js'
 import { PostgresPlants } from './plants.js'
 import { TokenCache } from '../token-cache.js'
-import { TokenChanges } from './token-changes.js'
+import { Listener } from './listener.js'
+import { PostgresEvents } from './events.js'
 import { PostgresTokens } from './tokens.js'
 import { PostgresWebhooks } from './webhooks.js'
 
@@ -32,16 +33,21 @@ export async function openPostgres (options: PostgresOptions): Promise<Store> {
   }
   const db = new PostgresDatabase(pool)
   const tokenCache = new TokenCache(options.tokenCacheBytes ?? 1 << 20)
-  const tokenChanges = new TokenChanges(options.url, tokenCache)
+  // The token cache's invalidation signal: a trigger NOTIFYs on any change to the tokens table, by any
+  // instance, the CLI or plain SQL (migration 004); entries live a second at most in any case.
+  const tokenChanges = new Listener(options.url, 'plantstore_tokens', () => tokenCache.clear())
+  const events = new PostgresEvents(db, options.url)
   return {
     dialect: { name: 'postgres', sharedAcrossThreads: true, readVersion: null, connectWriter: null },
     plants: new PostgresPlants(db, options.onBatch),
     tokens: new PostgresTokens(db, tokenCache),
     webhooks: new PostgresWebhooks(db),
     bulk: new PostgresBulk(db),
+    events,
     ping: async () => { await db.query('SELECT 1') },
     close: async () => {
       await tokenChanges.close()
+      await events.close()
       if (!pool.ended) await pool.end()
     }
   }

@@ -1,29 +1,54 @@
 import type { PoolClient } from 'pg'
+import { eventData } from '../../contract/events.js'
+import type { PlantChange } from '../../contract/events.js'
 import { newMessageId } from '../../contract/message-id.js'
 import { newPlantJson } from '../../contract/plant.js'
 import type { Plant } from '../../contract/plant.js'
 
 /**
- * The outbox on PostgreSQL: the one statement that writes newPlant events, one row per live subscription,
- * from `events (message_id, plant_id, payload)`, a relation the caller names (a CTE of its own statement
- * or the arrays of `enqueue`), in the caller's transaction. `now` is the parameter holding the time.
+ * The lock every writer of the log holds from drawing its events' sequence numbers until it commits
+ * (a transaction-level advisory lock): transactions that commit out of order cannot make a smaller
+ * number visible after a larger one, so "everything after N" is well defined across instances.
  */
-export function outboxInsertSql (events: string, now: string): string {
+export const EVENT_LOG_LOCK = 'SELECT pg_advisory_xact_lock(7268001)'
+
+/**
+ * The outbox on PostgreSQL, in the caller's transaction: each change's event appended to the log (under
+ * EVENT_LOG_LOCK, as late in the transaction as it can be), and for created plants a newPlant delivery
+ * per live subscription sharing the event's message id. `eventsSql` and `deliveriesSql` are the
+ * statements; the batch insert of creates (create-batch.ts) embeds them in its own.
+ */
+export function eventsSql (changes: string, now: string): string {
+  return `INSERT INTO events (type, message_id, data, created_at)
+  SELECT c.type, c.message_id, c.data, ${now} FROM ${changes} ORDER BY c.ord`
+}
+
+export function deliveriesSql (created: string, now: string, filter = 'true'): string {
   return `INSERT INTO webhook_deliveries (message_id, subscription_id, plant_id, payload, created_at, next_attempt_at)
   SELECT e.message_id, s.id, e.plant_id, e.payload, ${now}, ${now}
-  FROM ${events} CROSS JOIN webhook_subscriptions s WHERE s.removed_at IS NULL`
+  FROM ${created} CROSS JOIN webhook_subscriptions s WHERE s.removed_at IS NULL AND ${filter}`
 }
 
-/** Each plant's event id and payload, as the outbox stores them. */
-export function outboxColumns (plants: Plant[]): { messageIds: string[], payloads: string[] } {
-  return { messageIds: plants.map(() => newMessageId()), payloads: plants.map((plant) => newPlantJson(plant)) }
+/** The columns the statements read for a list of changes: message ids, event data, NewPlant payloads. */
+export function outboxColumns (changes: PlantChange[]) {
+  return {
+    messageIds: changes.map(() => newMessageId()),
+    data: changes.map(eventData),
+    payloads: changes.map((change) => change.type === 'plant.created' ? newPlantJson(change.plant as Plant) : null)
+  }
 }
 
-const enqueueSql = outboxInsertSql('unnest($1::text[], $2::bigint[], $3::text[]) AS e (message_id, plant_id, payload)', '$4')
+const appendSql = `WITH c AS (
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[]) WITH ORDINALITY AS t (type, message_id, data, plant_id, payload, ord)
+), appended AS (${eventsSql('c', '$6')})
+${deliveriesSql('c e', '$6', "e.type = 'plant.created'")}`
 
-/** Writes the plants' events in the client's transaction; true when any subscription got one. */
-export async function enqueue (client: PoolClient, plants: Plant[], now: number): Promise<boolean> {
-  const { messageIds, payloads } = outboxColumns(plants)
-  const written = await client.query(enqueueSql, [messageIds, plants.map((plant) => plant.id.toString()), payloads, now])
+/** Writes the changes' events (and the created plants' deliveries) in the client's transaction; true when a delivery was written. */
+export async function record (client: PoolClient, changes: PlantChange[], now: number): Promise<boolean> {
+  if (changes.length === 0) return false
+  const { messageIds, data, payloads } = outboxColumns(changes)
+  await client.query(EVENT_LOG_LOCK)
+  const written = await client.query(appendSql, [changes.map((change) => change.type), messageIds, data,
+    changes.map((change) => change.plant.id.toString()), payloads, now])
   return (written.rowCount ?? 0) > 0
 }

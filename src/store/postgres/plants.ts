@@ -6,8 +6,16 @@ import { keysetStart, sameOrConflict } from '../store.js'
 import type { CreateOutcome, Plant, PlantQuery, PlantStore, Precondition, WriteOutcome } from '../store.js'
 import { createBatchParams, createBatchSql, outcomeOf } from './create-batch.js'
 import type { BatchRow } from './create-batch.js'
-import { enqueue } from './outbox.js'
+import { record } from './outbox.js'
 import type { PostgresDatabase } from './database.js'
+
+/**
+ * The log position a read reflects: the newest sequence its snapshot sees. Writers commit the log in
+ * sequence order (outbox.ts), so every smaller one is visible too; retention never deletes the newest.
+ */
+const POSITION_SQL = 'SELECT coalesce(max(sequence), 0) AS position FROM events'
+
+type PositionedRow = { position: bigint, id: bigint | null, name: string | null, tag: string | null }
 
 /** Plants on PostgreSQL; concurrent creates are grouped into one statement and one commit. */
 export class PostgresPlants implements PlantStore {
@@ -67,7 +75,7 @@ export class PostgresPlants implements PlantStore {
           'INSERT INTO plants (id, name, tag, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING',
           [plant.id.toString(), plant.name, plant.tag ?? null, now])
         if (inserted.rowCount === 1) {
-          return { kind: 'created', plant, enqueued: await enqueue(client, [plant], now) }
+          return { kind: 'created', plant, enqueued: await record(client, [{ type: 'plant.created', plant }], now) }
         }
         const row = (await client.query<PlantRow>('SELECT id, name, tag FROM plants WHERE id = $1', [plant.id.toString()])).rows[0]
         if (row === undefined) return undefined
@@ -78,23 +86,28 @@ export class PostgresPlants implements PlantStore {
   }
 
   async list ({ limit, after, tag }: PlantQuery) {
+    // No id can follow the cursor: an empty page, still with its position.
     const from = keysetStart(after)
-    if (from === undefined) return []
     const rows = tag === undefined
-      ? await this.#db.query<PlantRow>('SELECT id, name, tag FROM plants WHERE id >= $1 ORDER BY id LIMIT $2', [from.toString(), limit], 'plants.list')
-      : await this.#db.query<PlantRow>('SELECT id, name, tag FROM plants WHERE tag = $1 AND id >= $2 ORDER BY id LIMIT $3',
-        [tag, from.toString(), limit], 'plants.list-by-tag')
-    return rows.map(plantOfRow)
+      ? await this.#db.query<PositionedRow>(`SELECT pos.position, p.* FROM (${POSITION_SQL}) pos LEFT JOIN LATERAL (
+          SELECT id, name, tag FROM plants WHERE id >= $1 ORDER BY id LIMIT $2) p ON true ORDER BY p.id`,
+      [(from ?? 0n).toString(), from === undefined ? 0 : limit], 'plants.list')
+      : await this.#db.query<PositionedRow>(`SELECT pos.position, p.* FROM (${POSITION_SQL}) pos LEFT JOIN LATERAL (
+          SELECT id, name, tag FROM plants WHERE tag = $1 AND id >= $2 ORDER BY id LIMIT $3) p ON true ORDER BY p.id`,
+      [tag, (from ?? 0n).toString(), from === undefined ? 0 : limit], 'plants.list-by-tag')
+    return { plants: rows.filter((row) => row.id !== null).map((row) => plantOfRow(row as PlantRow)), position: rows[0]!.position }
   }
 
   async get (id: bigint) {
-    const [row] = await this.#db.query<PlantRow>('SELECT id, name, tag FROM plants WHERE id = $1', [id.toString()], 'plants.get')
-    return row === undefined ? undefined : plantOfRow(row)
+    const [row] = await this.#db.query<PositionedRow>(`SELECT pos.position, p.id, p.name, p.tag FROM (${POSITION_SQL}) pos
+      LEFT JOIN plants p ON p.id = $1`, [id.toString()], 'plants.get')
+    return { plant: row!.id === null ? undefined : plantOfRow(row as PlantRow), position: row!.position }
   }
 
   async replace (plant: Plant, precondition?: Precondition) {
     return this.#guardedWrite(plant.id, precondition, async (client) => {
       await client.query('UPDATE plants SET name = $1, tag = $2 WHERE id = $3', [plant.name, plant.tag ?? null, plant.id.toString()])
+      await record(client, [{ type: 'plant.updated', plant }], Date.now())
       return plant
     })
   }
@@ -102,6 +115,7 @@ export class PostgresPlants implements PlantStore {
   async delete (id: bigint, precondition?: Precondition) {
     return this.#guardedWrite(id, precondition, async (client, current) => {
       await client.query('DELETE FROM plants WHERE id = $1', [id.toString()])
+      await record(client, [{ type: 'plant.deleted', plant: current }], Date.now())
       return current
     })
   }

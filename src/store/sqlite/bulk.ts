@@ -60,13 +60,14 @@ export class SqliteBulk implements BulkStore {
         const plant = plants[i]!
         if (insert.run(plant.id, plant.name, plant.tag ?? null, now).changes === 1) {
           result.created++
-          if (subscribed) outbox.enqueue(plant, now)
+          if (notify) outbox.record({ type: 'plant.created', plant }, now, subscribed)
           continue
         }
         if (sameOrConflict(plant, plantOfRow(select.get(plant.id)!)).kind === 'replayed') result.identical++
         else if (onConflict === 'skip') result.kept++
         else if (onConflict === 'replace') {
           update.run(plant.name, plant.tag ?? null, plant.id)
+          if (notify) outbox.record({ type: 'plant.updated', plant }, now, false)
           result.replaced++
         } else {
           // What came before the conflict is committed, so a rerun after the fix goes on from there.

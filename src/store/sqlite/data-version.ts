@@ -5,16 +5,16 @@ const CHECK_EVERY_MS = 100
 
 /**
  * An invalidation signal for caches of this store: true when `PRAGMA data_version` says another
- * connection committed since the last check, asked at most every 100 ms (so the CLI's `tokens revoke`
- * holds within that).
+ * connection committed since the last check, asked at most every `everyMs` (100 ms by default, so the
+ * CLI's `tokens revoke` holds within that).
  */
-export function changedElsewhere (db: Database.Database): () => boolean {
+export function changedElsewhere (db: Database.Database, everyMs = CHECK_EVERY_MS): () => boolean {
   const dataVersion = db.prepare<[], bigint>('PRAGMA data_version').pluck()
   let version: bigint | undefined
   let checkedAt = 0
   return () => {
     const now = Date.now()
-    if (now - checkedAt < CHECK_EVERY_MS) return false
+    if (now - checkedAt < everyMs) return false
     checkedAt = now
     const current = dataVersion.get()
     const changed = current !== version

@@ -7,6 +7,7 @@ import { asUnavailable, connect, guard } from './connection.js'
 import type { SqliteSynchronous } from './connection.js'
 import { migrateSqlite } from './migrations.js'
 import { SqliteBulk } from './bulk.js'
+import { SqliteEvents } from './events.js'
 import { SqlitePlants } from './plants.js'
 import { SqliteTokens } from './tokens.js'
 import { SqliteWebhooks } from './webhooks.js'
@@ -71,6 +72,7 @@ export function openSqlite (options: SqliteOptions): Store {
     tokens: new SqliteTokens(db, options.tokenCacheBytes ?? 1 << 20),
     webhooks: new SqliteWebhooks(db, writes),
     bulk: new SqliteBulk(db),
+    events: new SqliteEvents(db, writes),
     ping: async () => { guard(() => db.prepare('SELECT 1').get()) },
     close: async () => {
       await writer?.close()

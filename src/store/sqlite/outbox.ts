@@ -1,21 +1,31 @@
 import type Database from 'better-sqlite3'
+import { eventData } from '../../contract/events.js'
+import type { PlantChange } from '../../contract/events.js'
 import { newMessageId } from '../../contract/message-id.js'
 import { newPlantJson } from '../../contract/plant.js'
 import type { Plant } from '../../contract/plant.js'
 
 /**
- * Writing newPlant events into the outbox on SQLite, one row per live subscription, in the caller's
- * transaction: for creates (write-jobs.ts) and imports with --notify (bulk.ts) alike.
+ * The outbox on SQLite, in the caller's transaction: a change's event appended to the log (which the
+ * streams read), and for a created plant a newPlant delivery per live subscription (the webhook
+ * dispatcher's state of the same event, sharing its message id). Creates (write-jobs.ts), replaces
+ * and deletes (plants.ts) and imports with --notify (bulk.ts) all write through it.
  */
 export function prepareOutbox (db: Database.Database) {
+  const append = db.prepare('INSERT INTO events (type, message_id, data, created_at) VALUES (?, ?, ?, ?)')
   const enqueue = db.prepare(`INSERT INTO webhook_deliveries
     (message_id, subscription_id, plant_id, payload, created_at, next_attempt_at)
     SELECT ?, id, ?, ?, ?, ? FROM webhook_subscriptions WHERE removed_at IS NULL`)
   const anySubscriber = db.prepare('SELECT 1 FROM webhook_subscriptions WHERE removed_at IS NULL LIMIT 1').pluck()
   return {
-    /** Whether anyone subscribes (asked once per batch, so that a store without subscribers makes no event). */
+    /** Whether anyone subscribes (asked once per batch, so that a batch without subscribers writes no delivery). */
     anySubscriber: (): boolean => anySubscriber.get() !== undefined,
-    /** The plant's event for every live subscription; true when there was one at least. */
-    enqueue: (plant: Plant, now: number): boolean => enqueue.run(newMessageId(), plant.id, newPlantJson(plant), now, now).changes > 0
+    /** Appends the change's event, and its deliveries when `subscribed`; true when a delivery was written. */
+    record: (change: PlantChange, now: number, subscribed: boolean): boolean => {
+      const messageId = newMessageId()
+      append.run(change.type, messageId, eventData(change), now)
+      if (!subscribed || change.type !== 'plant.created') return false
+      return enqueue.run(messageId, change.plant.id, newPlantJson(change.plant as Plant), now, now).changes > 0
+    }
   }
 }

@@ -2,18 +2,24 @@ import type Database from 'better-sqlite3'
 import type { GroupCommit } from '../group-commit.js'
 import { plantOfRow } from '../../contract/plant.js'
 import type { PlantRow } from '../../contract/plant.js'
+import type { PlantChange } from '../../contract/events.js'
 import { keysetStart } from '../store.js'
 import type { CreateOutcome, Plant, PlantQuery, PlantStore, Precondition, WriteOutcome } from '../store.js'
 import { guard, opaqueInteger } from './connection.js'
+import { prepareOutbox } from './outbox.js'
 import { createOutcome } from './write-jobs.js'
 import type { CreateResult, WriteJob, WriteResult } from './write-jobs.js'
+
+/** The log position: the highest sequence ever drawn (AUTOINCREMENT's record of it), 0 before the first. */
+const POSITION_SQL = "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0) AS position"
+
+type PositionedRow = { id: bigint | null, name: string | null, tag: string | null, position: bigint }
 
 /** Plants on SQLite: reads on the main connection, creates through the write queue (group commit). */
 export class SqlitePlants implements PlantStore {
   readonly #writes: GroupCommit<WriteJob, WriteResult>
-  readonly #select: Database.Statement<[bigint], PlantRow>
-  readonly #list: Database.Statement<[bigint, bigint], PlantRow>
-  readonly #listByTag: Database.Statement<[string, bigint, bigint], PlantRow>
+  readonly #select: Database.Statement<[bigint], PositionedRow>
+  readonly #list: (from: bigint, tag: string | undefined, limit: bigint) => { rows: PlantRow[], position: bigint }
   readonly #replace: (plant: Plant, precondition?: Precondition) => WriteOutcome
   readonly #delete: (id: bigint, precondition?: Precondition) => WriteOutcome
   readonly #dataVersion: Database.Statement<[], bigint>
@@ -23,27 +29,39 @@ export class SqlitePlants implements PlantStore {
 
   constructor (db: Database.Database, writes: GroupCommit<WriteJob, WriteResult>) {
     this.#writes = writes
-    this.#select = db.prepare('SELECT id, name, tag FROM plants WHERE id = ?')
-    this.#list = db.prepare(`SELECT id, name, tag FROM plants WHERE id >= ? ORDER BY id LIMIT ${opaqueInteger('?')}`)
-    this.#listByTag = db.prepare(`SELECT id, name, tag FROM plants WHERE tag = ? AND id >= ? ORDER BY id LIMIT ${opaqueInteger('?')}`)
+    // One statement, one snapshot: the plant (or NULLs) and the log position it reflects.
+    this.#select = db.prepare(`SELECT p.id, p.name, p.tag, pos.position FROM (${POSITION_SQL}) pos LEFT JOIN plants p ON p.id = ?`)
+    const position = db.prepare<[], bigint>(POSITION_SQL).pluck()
+    const list = db.prepare<[bigint, bigint], PlantRow>(`SELECT id, name, tag FROM plants WHERE id >= ? ORDER BY id LIMIT ${opaqueInteger('?')}`)
+    const listByTag = db.prepare<[string, bigint, bigint], PlantRow>(`SELECT id, name, tag FROM plants WHERE tag = ? AND id >= ? ORDER BY id LIMIT ${opaqueInteger('?')}`)
+    // A deferred transaction: the position and the page are read in one snapshot.
+    this.#list = db.transaction((from: bigint, tag: string | undefined, limit: bigint) => ({
+      position: position.get()!,
+      rows: tag === undefined ? list.all(from, limit) : listByTag.all(tag, from, limit)
+    }))
+    const outbox = prepareOutbox(db)
     this.#dataVersion = db.prepare<[], bigint>('PRAGMA data_version').pluck()
     const update = db.prepare('UPDATE plants SET name = ?, tag = ? WHERE id = ?')
     const remove = db.prepare('DELETE FROM plants WHERE id = ?')
     // Read, check and write in one IMMEDIATE transaction: no other writer can slip in between.
-    const guardedWrite = db.transaction((id: bigint, precondition: Precondition | undefined, apply: (current: Plant) => Plant): WriteOutcome => {
-      const row = this.#select.get(id)
+    // The change's event is appended in the same transaction (outbox.ts).
+    const selectForWrite = db.prepare<[bigint], PlantRow>('SELECT id, name, tag FROM plants WHERE id = ?')
+    const guardedWrite = db.transaction((id: bigint, precondition: Precondition | undefined, apply: (current: Plant) => PlantChange): WriteOutcome => {
+      const row = selectForWrite.get(id)
       if (row === undefined) return { kind: 'missing' }
       const current = plantOfRow(row)
       if (precondition !== undefined && !precondition(current)) return { kind: 'precondition-failed', plant: current }
-      return { kind: 'done', plant: apply(current) }
+      const change = apply(current)
+      outbox.record(change, Date.now(), false)
+      return { kind: 'done', plant: change.type === 'plant.deleted' ? current : change.plant as Plant }
     })
     this.#replace = (plant, precondition) => guardedWrite.immediate(plant.id, precondition, () => {
       update.run(plant.name, plant.tag ?? null, plant.id)
-      return plant
+      return { type: 'plant.updated', plant }
     })
     this.#delete = (id, precondition) => guardedWrite.immediate(id, precondition, (current) => {
       remove.run(id)
-      return current
+      return { type: 'plant.deleted', plant: current }
     })
   }
 
@@ -55,17 +73,16 @@ export class SqlitePlants implements PlantStore {
   }
 
   async list ({ limit, after, tag }: PlantQuery) {
+    // No id can follow the cursor: an empty page, still with its position.
     const from = keysetStart(after)
-    if (from === undefined) return []
-    return guard(() => (tag === undefined
-      ? this.#list.all(from, BigInt(limit))
-      : this.#listByTag.all(tag, from, BigInt(limit))).map(plantOfRow))
+    const { rows, position } = guard(() => this.#list(from ?? 0n, tag, from === undefined ? 0n : BigInt(limit)))
+    return { plants: rows.map(plantOfRow), position }
   }
 
   async get (id: bigint) {
     return guard(() => {
-      const row = this.#select.get(id)
-      return row === undefined ? undefined : plantOfRow(row)
+      const row = this.#select.get(id)!
+      return { plant: row.id === null ? undefined : plantOfRow(row as PlantRow), position: row.position }
     })
   }
 

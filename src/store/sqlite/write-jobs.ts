@@ -6,6 +6,7 @@ import { sameOrConflict } from '../store.js'
 import type { AttemptResult, CreateOutcome, Plant } from '../store.js'
 import { opaqueInteger } from './connection.js'
 import type { SqliteSynchronous } from './connection.js'
+import { preparePrune } from './prune.js'
 import { prepareOutbox } from './outbox.js'
 
 /**
@@ -17,6 +18,7 @@ export type WriteJob =
   | { op: 'create', plant: Plant }
   | { op: 'claim', subscriptionId: number, now: number, leaseUntil: number, max: number }
   | { op: 'attempt', deliveryId: number, at: number, result: AttemptResult }
+  | { op: 'prune', before: number, max: number }
 
 /**
  * A create's result as it crosses back (small, so the message is cheap): 0 created, 1 created with
@@ -24,7 +26,7 @@ export type WriteJob =
  */
 export type CreateResult = 0 | 1 | 2 | Plant
 
-export type WriteResult = CreateResult | DeliveryRow[] | null
+export type WriteResult = CreateResult | DeliveryRow[] | number | null
 
 /** The outcome a create's result stands for. */
 export function createOutcome (plant: Plant, result: CreateResult): CreateOutcome {
@@ -60,12 +62,11 @@ export function createWriteRunner (db: Database.Database, synchronous: SqliteSyn
   const outbox = prepareOutbox(db)
   const claim = db.prepare<{}, DeliveryRow>(claimSql)
   const attempt = db.prepare(attemptSql)
+  const prune = preparePrune(db)
 
   const create = (plant: Plant, now: number, subscribed: boolean): CreateResult => {
     if (insertPlant.run(plant.id, plant.name, plant.tag ?? null, now).changes === 1) {
-      // No subscriber (asked once per batch): no event id, no payload, no outbox statement.
-      if (!subscribed) return 0
-      return outbox.enqueue(plant, now) ? 1 : 0
+      return outbox.record({ type: 'plant.created', plant }, now, subscribed) ? 1 : 0
     }
     const outcome = sameOrConflict(plant, plantOfRow(selectPlant.get(plant.id)!))
     return outcome.kind === 'replayed' ? 2 : outcome.plant
@@ -82,6 +83,8 @@ export function createWriteRunner (db: Database.Database, synchronous: SqliteSyn
           nextAttemptAt?.getTime() ?? null, job.deliveryId)
         return null
       }
+      case 'prune':
+        return prune(job.before, job.max)
     }
   }
   const batch = db.transaction((jobs: WriteJob[]) => {
@@ -94,7 +97,7 @@ export function createWriteRunner (db: Database.Database, synchronous: SqliteSyn
   let current = synchronous
   return (jobs) => {
     if (relaxable) {
-      const wanted = jobs.some((job) => job.op === 'create') ? synchronous : 'NORMAL'
+      const wanted = jobs.some((job) => job.op === 'create' || job.op === 'prune') ? synchronous : 'NORMAL'
       if (wanted !== current) db.pragma(`synchronous = ${wanted}`)
       current = wanted
     }

@@ -1,0 +1,145 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { LoggedEvent, PlantEventType } from '../contract/events.js'
+import type { EventStore } from '../store/store.js'
+import { EventStream } from './stream.js'
+import type { StreamSettings } from './stream.js'
+
+// Events read from the log at a time, by the feed and by a stream catching up.
+const PAGE = 500
+
+export interface FeedSettings extends StreamSettings {
+  /** How often every stream gets a comment line (proxies close connections that stay quiet). */
+  heartbeatMs: number
+}
+
+/**
+ * The event log's one reader in this process: it tails the log (woken by this process's own commits
+ * and by the store's watch, which hears every other process's) and hands each batch, in sequence
+ * order, to every live stream. A new stream first catches up from the log on its own, page by page,
+ * and joins the live ones once its cursor has reached the feed's position; the stream's cursor
+ * makes the seam exact. The log's order is the commit order (see the dialects' outboxes), so a
+ * batch never holds an event below one already handed out.
+ */
+export class EventFeed {
+  readonly #store: EventStore
+  readonly #settings: FeedSettings
+  readonly #live = new Set<EventStream>()
+  readonly #all = new Set<EventStream>()
+  /** Undefined until the log's bounds could be read (the store may be down at start). */
+  #position: bigint | undefined
+  #tailing: Promise<void> | undefined
+  #again = false
+  #unwatch: (() => void) | undefined
+  #heartbeat: NodeJS.Timeout | undefined
+  #stopped = false
+
+  constructor (store: EventStore, settings: FeedSettings) {
+    this.#store = store
+    this.#settings = settings
+  }
+
+  async start () {
+    this.#position = await this.#store.bounds().then((bounds) => bounds.latest, () => undefined)
+    this.#unwatch = this.#store.watch(() => this.wake())
+    this.#heartbeat = setInterval(() => { for (const stream of this.#live) stream.comment('keep-alive') }, this.#settings.heartbeatMs)
+    this.#heartbeat.unref()
+  }
+
+  /** A new stream for `principal` from `cursor` (not yet served: see serve). */
+  createStream (principal: string, cursor: bigint, types: ReadonlySet<PlantEventType> | undefined) {
+    return new EventStream(principal, cursor, types, this.#settings)
+  }
+
+  /** Streams open now for one principal. */
+  openFor (principal: string) {
+    let count = 0
+    for (const stream of this.#all) if (stream.principal === principal) count++
+    return count
+  }
+
+  /** Streams open now, live or catching up. */
+  get open () {
+    return this.#all.size
+  }
+
+  /** Something may have been committed: read the log past the position, soon (calls coalesce). */
+  wake () {
+    if (this.#stopped) return
+    if (this.#tailing !== undefined) {
+      this.#again = true
+      return
+    }
+    this.#tailing = this.#tail().finally(() => {
+      this.#tailing = undefined
+      if (this.#again) {
+        this.#again = false
+        this.wake()
+      }
+    })
+  }
+
+  async #tail () {
+    for (;;) {
+      let events: LoggedEvent[]
+      try {
+        this.#position ??= (await this.#store.bounds()).latest
+        events = await this.#store.read({ after: this.#position, limit: PAGE })
+      } catch {
+        return // the store is unreachable: the next wake (a commit, or the watch's poll) tries again
+      }
+      if (events.length === 0) return
+      for (const stream of this.#live) {
+        if (!stream.write(events)) this.#live.delete(stream)
+      }
+      this.#position = events.at(-1)!.sequence
+      if (events.length < PAGE) return
+    }
+  }
+
+  /**
+   * Serves one stream from `after`: what it missed, from the log, then live. `onEnd` is called once,
+   * whether the reader left, was cut, or the feed stopped.
+   */
+  async serve (stream: EventStream, onEnd: () => void) {
+    this.#all.add(stream)
+    stream.body.once('close', () => {
+      this.#live.delete(stream)
+      this.#all.delete(stream)
+      onEnd()
+    })
+    try {
+      while (!stream.ended && !this.#stopped) {
+        // Joining is synchronous with the check: the feed cannot move between them.
+        if (this.#position === undefined) {
+          this.wake()
+          await sleep(50)
+          continue
+        }
+        if (stream.cursor >= this.#position) {
+          this.#live.add(stream)
+          stream.live = true
+          return
+        }
+        if (!stream.hasRoom) {
+          await sleep(10)
+          continue
+        }
+        const events = await this.#store.read({ after: stream.cursor, limit: PAGE })
+        if (events.length === 0) stream.cursor = this.#position
+        else stream.write(events)
+      }
+    } catch {
+      stream.end()
+    }
+  }
+
+  /** Ends every stream cleanly (each after its last whole event) and stops reading. */
+  async stop () {
+    this.#stopped = true
+    clearInterval(this.#heartbeat)
+    this.#unwatch?.()
+    for (const stream of this.#all) stream.end()
+    this.#live.clear()
+    await this.#tailing
+  }
+}

@@ -1,0 +1,61 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { EventStore } from '../store/store.js'
+
+// Small batches, each its own short transaction, with a pause between: writes never wait long.
+const BATCH = 500
+const PAUSE_MS = 50
+
+export interface RetentionSettings {
+  /** Events older than this are deleted (unless a webhook delivery of theirs is pending). */
+  retentionMs: number
+  /** How often the task runs. */
+  everyMs: number
+  onPruned?: (count: number) => void
+  onError?: (error: unknown) => void
+}
+
+/**
+ * The event log's retention, in the background: every `everyMs`, the oldest events past the retention
+ * go, batch by batch, and expired stream tickets with them. On several instances each runs it; the
+ * deletes are idempotent, so they only share the work.
+ */
+export class Retention {
+  readonly #store: EventStore
+  readonly #settings: RetentionSettings
+  #timer: NodeJS.Timeout | undefined
+  #running: Promise<void> | undefined
+  #stopped = false
+
+  constructor (store: EventStore, settings: RetentionSettings) {
+    this.#store = store
+    this.#settings = settings
+  }
+
+  start () {
+    this.#timer = setInterval(() => { this.#running ??= this.run().finally(() => { this.#running = undefined }) }, this.#settings.everyMs)
+    this.#timer.unref()
+  }
+
+  /** One pass: prunes until nothing more may go (or the task is stopped). */
+  async run () {
+    try {
+      const before = Date.now() - this.#settings.retentionMs
+      for (;;) {
+        if (this.#stopped) return
+        const pruned = await this.#store.prune(before, BATCH)
+        if (pruned > 0) this.#settings.onPruned?.(pruned)
+        if (pruned < BATCH) break
+        await sleep(PAUSE_MS)
+      }
+      await this.#store.pruneTickets()
+    } catch (error) {
+      this.#settings.onError?.(error)
+    }
+  }
+
+  async stop () {
+    this.#stopped = true
+    clearInterval(this.#timer)
+    await this.#running
+  }
+}

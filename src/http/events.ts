@@ -1,0 +1,42 @@
+import fp from 'fastify-plugin'
+import { EventFeed } from '../events/feed.js'
+import { Retention } from '../events/retention.js'
+import type { Metrics } from '../telemetry/metrics.js'
+
+// Every stream's buffer: a reader this far behind is cut and resumes from the log.
+const STREAM_BUFFER_BYTES = 1 << 20
+const HEARTBEAT_MS = 15_000
+const RETENTION_EVERY_MS = 60_000
+
+/**
+ * Runs the event feed (the log's reader for GET /events) as `app.events`, and the log's retention,
+ * beside the server: both start once the app is ready; at close, every stream is ended after its
+ * last whole event before the server drains (streams would otherwise hold it open).
+ */
+export default fp<{ retentionMs: number, metrics: Metrics, heartbeatMs?: number }>(async (app, { retentionMs, metrics, heartbeatMs = HEARTBEAT_MS }) => {
+  const feed = new EventFeed(app.store.events, {
+    bufferBytes: STREAM_BUFFER_BYTES,
+    heartbeatMs,
+    onSent: (lagSeconds) => {
+      metrics.streamEvents.inc()
+      metrics.streamLag.observe(lagSeconds)
+    }
+  })
+  const log = app.log.child({ component: 'events' })
+  const retention = new Retention(app.store.events, {
+    retentionMs,
+    everyMs: RETENTION_EVERY_MS,
+    onPruned: (count) => log.debug({ count }, 'events past the retention deleted'),
+    onError: (error) => log.warn({ err: error }, 'event retention could not run; it tries again later')
+  })
+  metrics.observeStreams(() => feed.open)
+  app.decorate('events', feed)
+  app.addHook('onReady', async () => {
+    await feed.start()
+    retention.start()
+  })
+  app.addHook('preClose', async () => {
+    await feed.stop()
+    await retention.stop()
+  })
+}, { name: 'events', dependencies: ['store'] })

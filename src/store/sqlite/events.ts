@@ -1,0 +1,65 @@
+import type Database from 'better-sqlite3'
+import type { GroupCommit } from '../group-commit.js'
+import type { EventQuery, EventStore, TicketRecord } from '../event-store.js'
+import { toLoggedEvent, usableTicket } from '../rows.js'
+import type { EventRow, TicketRow } from '../rows.js'
+import { guard, opaqueInteger, Statements } from './connection.js'
+import { changedElsewhere } from './data-version.js'
+import type { WriteJob, WriteResult } from './write-jobs.js'
+
+// How often a watcher asks whether another connection (the writer thread, another worker) committed.
+const WATCH_EVERY_MS = 20
+
+/**
+ * The event log's readers on SQLite, on the main connection; pruning goes through the write queue
+ * (write-jobs.ts, see preparePrune) like every other write of the hot path.
+ */
+export class SqliteEvents implements EventStore {
+  readonly #db: Database.Database
+  readonly #sql: Statements
+  readonly #writes: GroupCommit<WriteJob, WriteResult>
+
+  constructor (db: Database.Database, writes: GroupCommit<WriteJob, WriteResult>) {
+    this.#db = db
+    this.#sql = new Statements(db)
+    this.#writes = writes
+  }
+
+  async read ({ after, limit }: EventQuery) {
+    return guard(() => this.#sql.get<[bigint, bigint], EventRow>(
+      `SELECT sequence, type, message_id, data, created_at FROM events WHERE sequence > ? ORDER BY sequence LIMIT ${opaqueInteger('?')}`)
+      .all(after, BigInt(limit)).map(toLoggedEvent))
+  }
+
+  async bounds () {
+    const row = guard(() => this.#sql.get<[], { deleted_through: bigint, latest: bigint }>(`SELECT deleted_through,
+      coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0) AS latest FROM event_log`).get())!
+    return { deletedThrough: row.deleted_through, latest: row.latest }
+  }
+
+  async prune (before: number, max: number) {
+    return await this.#writes.submit({ op: 'prune', before, max }) as number
+  }
+
+  watch (onChange: () => void) {
+    const changed = changedElsewhere(this.#db, 0)
+    const timer = setInterval(() => { if (guard(changed)) onChange() }, WATCH_EVERY_MS)
+    timer.unref()
+    return () => clearInterval(timer)
+  }
+
+  async addTicket (ticket: TicketRecord) {
+    guard(() => this.#sql.get('INSERT INTO event_tickets (hash, token_id, principal, scopes, expires_at) VALUES (?, ?, ?, ?, ?)')
+      .run(ticket.hash, ticket.tokenId, ticket.principal, ticket.scopes.join(' '), ticket.expiresAt.getTime()))
+  }
+
+  async findTicket (hash: Buffer, now = Date.now()) {
+    const row = guard(() => this.#sql.get<[Buffer], TicketRow>(`SELECT t.*, k.revoked_at, k.expires_at AS token_expires_at
+      FROM event_tickets t LEFT JOIN tokens k ON k.id = t.token_id WHERE t.hash = ?`).get(hash))
+    return row === undefined ? undefined : usableTicket(row, now)
+  }
+
+  async pruneTickets (now = Date.now()) {
+    return guard(() => this.#sql.get('DELETE FROM event_tickets WHERE expires_at <= ?').run(now).changes)
+  }
+}
