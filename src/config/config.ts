@@ -51,6 +51,7 @@ export interface Config {
     readonly retentionMs: number
     readonly maxStreams: number
     readonly maxStreamsPerToken: number
+    readonly streamBufferBytes: number
   }
   readonly webhooks: {
     readonly timeoutMs: number
@@ -115,7 +116,8 @@ export function loadConfig (raw: RawConfig = {}): Config {
     events: Object.freeze({
       retentionMs: duration('eventRetention', value('eventRetention')),
       maxStreams: integer('maxStreams', value('maxStreams'), 1, 1_000_000),
-      maxStreamsPerToken: integer('maxStreamsPerToken', value('maxStreamsPerToken'), 1, 1_000_000)
+      maxStreamsPerToken: integer('maxStreamsPerToken', value('maxStreamsPerToken'), 1, 1_000_000),
+      streamBufferBytes: integer('streamBufferSize', value('streamBufferSize'), 1024, 2 ** 30)
     }),
     webhooks: Object.freeze({
       timeoutMs: duration('webhookTimeout', value('webhookTimeout')),

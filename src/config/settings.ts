@@ -38,6 +38,7 @@ export const SETTINGS = {
   eventRetention: { flag: '--event-retention', env: 'PLANTSTORE_EVENT_RETENTION', fallback: '7d', argument: 'duration', help: 'how long the event log keeps events (GET /events resumes within it); events a webhook has not yet delivered are kept longer' },
   maxStreams: { flag: '--max-streams', env: 'PLANTSTORE_MAX_STREAMS', fallback: '10000', argument: 'n', help: 'open GET /events streams of a process, all tokens together' },
   maxStreamsPerToken: { flag: '--max-streams-per-token', env: 'PLANTSTORE_MAX_STREAMS_PER_TOKEN', fallback: '20', argument: 'n', help: 'open GET /events streams of one token (or JWT subject) per process' },
+  streamBufferSize: { flag: '--stream-buffer-size', env: 'PLANTSTORE_STREAM_BUFFER_SIZE', fallback: '1048576', argument: 'bytes', help: 'bytes a GET /events stream may have waiting for a slow reader before it is cut (it resumes with Last-Event-ID)' },
   webhookTimeout: { flag: '--webhook-timeout', env: 'PLANTSTORE_WEBHOOK_TIMEOUT', fallback: '10s', argument: 'duration', help: 'how long one webhook attempt may take' },
   webhookConcurrency: { flag: '--webhook-concurrency', env: 'PLANTSTORE_WEBHOOK_CONCURRENCY', fallback: '64', argument: 'n', help: 'most webhook deliveries in flight per subscriber and process; the number grows toward it while the subscriber answers quickly' },
   webhookRetryBase: { flag: '--webhook-retry-base', env: 'PLANTSTORE_WEBHOOK_RETRY_BASE', fallback: '2s', argument: 'duration', help: 'wait before the first webhook retry; doubles after each' },

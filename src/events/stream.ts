@@ -37,24 +37,39 @@ export class EventStream {
     return this.#ended || this.body.destroyed
   }
 
-  /** Writes the events after the cursor, in order; answers false once the stream has ended (or was cut now). */
+  /**
+   * Writes the events after the cursor, in order, as many whole events as the buffer has room for.
+   * A live stream with no room left is cut (its reader resumes from the log); one catching up keeps
+   * its cursor at the last event written and is given the rest once its reader has read. Answers
+   * false once the stream has ended.
+   */
   write (events: readonly LoggedEvent[]): boolean {
     if (this.ended) return false
     const now = Date.now()
+    let room = this.#settings.bufferBytes - this.#pending
     let text = ''
     for (const event of events) {
       if (event.sequence <= this.cursor) continue
+      if (this.#types === undefined || this.#types.has(event.type)) {
+        const chunk = sseEvent(event)
+        room -= Buffer.byteLength(chunk)
+        if (room < 0) {
+          this.body.write(text)
+          if (this.live) this.end()
+          return !this.live
+        }
+        text += chunk
+        this.#settings.onSent((now - event.createdAt) / 1000)
+      }
       this.cursor = event.sequence
-      if (this.#types !== undefined && !this.#types.has(event.type)) continue
-      text += sseEvent(event)
-      this.#settings.onSent((now - event.createdAt) / 1000)
     }
     if (text !== '') this.body.write(text)
-    if (this.body.readableLength + this.body.writableLength > this.#settings.bufferBytes) {
-      this.end()
-      return false
-    }
     return true
+  }
+
+  /** Bytes written and not yet taken by the reader's connection. */
+  get #pending () {
+    return this.body.readableLength + this.body.writableLength
   }
 
   /** A line the client ignores: keeps proxies from closing an idle connection. */
@@ -69,7 +84,7 @@ export class EventStream {
 
   /** Whether the reader has room for more (catching up waits for it; live streams are cut instead). */
   get hasRoom () {
-    return this.body.readableLength + this.body.writableLength <= this.#settings.bufferBytes / 2
+    return this.#pending <= this.#settings.bufferBytes / 2
   }
 
   end () {

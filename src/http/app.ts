@@ -82,7 +82,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}) {
     onAttempt: (outcome, count) => metrics.webhookDeliveries.inc({ outcome }, count),
     onDelivered: (lagSeconds) => metrics.webhookLag.observe(lagSeconds)
   })
-  await app.register(events, { retentionMs: config.events.retentionMs, metrics })
+  await app.register(events, { retentionMs: config.events.retentionMs, bufferBytes: config.events.streamBufferBytes, metrics })
   metrics.observeWebhooks({ backlog: () => app.store.webhooks.backlog(), concurrency: () => app.webhooks.concurrency() })
   await app.register(overload, { maxEventLoopDelayMs: config.limits.maxEventLoopDelayMs })
   await app.register(auth, { failures, rateLimit: config.limits.perToken, jwt: config.jwt })

@@ -3,8 +3,6 @@ import { EventFeed } from '../events/feed.js'
 import { Retention } from '../events/retention.js'
 import type { Metrics } from '../telemetry/metrics.js'
 
-// Every stream's buffer: a reader this far behind is cut and resumes from the log.
-const STREAM_BUFFER_BYTES = 1 << 20
 const HEARTBEAT_MS = 15_000
 const RETENTION_EVERY_MS = 60_000
 
@@ -13,9 +11,10 @@ const RETENTION_EVERY_MS = 60_000
  * beside the server: both start once the app is ready; at close, every stream is ended after its
  * last whole event before the server drains (streams would otherwise hold it open).
  */
-export default fp<{ retentionMs: number, metrics: Metrics, heartbeatMs?: number }>(async (app, { retentionMs, metrics, heartbeatMs = HEARTBEAT_MS }) => {
+export default fp<{ retentionMs: number, bufferBytes: number, metrics: Metrics, heartbeatMs?: number }>(async (app, { retentionMs, bufferBytes, metrics, heartbeatMs = HEARTBEAT_MS }) => {
   const feed = new EventFeed(app.store.events, {
-    bufferBytes: STREAM_BUFFER_BYTES,
+    // A reader this far behind is cut after its last whole event and resumes from the log.
+    bufferBytes,
     heartbeatMs,
     onSent: (lagSeconds) => {
       metrics.streamEvents.inc()

@@ -14,6 +14,8 @@ export interface EventsOptions {
   types?: Array<'plant.created' | 'plant.updated' | 'plant.deleted'>
   /** Ends the iteration. */
   signal?: AbortSignal
+  /** Wait this long before reconnecting, whatever the server's `retry:` says. */
+  reconnectMs?: number
 }
 
 /** Failures worth trying again: the network, or a 429/502/503/504. */
@@ -28,7 +30,7 @@ export async function * followEvents (
   open: (headers: Record<string, string>, query: string, signal: AbortSignal | undefined) => Promise<Response>,
   parse: (text: string) => unknown,
   refuse: (response: Response) => Promise<never>,
-  { after, types, signal }: EventsOptions = {}
+  { after, types, signal, reconnectMs }: EventsOptions = {}
 ): AsyncGenerator<StoreEvent> {
   let last = after
   let retryMs = 2000
@@ -61,6 +63,6 @@ export async function * followEvents (
       if (aborted()) return
       if ((error as { name?: string }).name === 'PlantStoreError') throw error
     }
-    await new Promise((resolve) => setTimeout(resolve, retryMs))
+    await new Promise((resolve) => setTimeout(resolve, reconnectMs ?? retryMs))
   }
 }

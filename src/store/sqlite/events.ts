@@ -42,8 +42,16 @@ export class SqliteEvents implements EventStore {
   }
 
   watch (onChange: () => void) {
-    const changed = changedElsewhere(this.#db, 0)
-    const timer = setInterval(() => { if (guard(changed)) onChange() }, WATCH_EVERY_MS)
+    let changed: (() => boolean) | undefined
+    const timer = setInterval(() => {
+      // A store closed (or failing) under a watcher: its readers find out when they read.
+      let changedNow = false
+      try {
+        changed ??= changedElsewhere(this.#db, 0)
+        changedNow = changed()
+      } catch {}
+      if (changedNow) onChange()
+    }, WATCH_EVERY_MS)
     timer.unref()
     return () => clearInterval(timer)
   }

@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { createPlantStoreClient } from '@plantstore/client'
+import type { StoreEvent } from '@plantstore/client'
+import { build, createToken, DATABASES } from '../helper.js'
+import { openStream, sequences } from '../sse.js'
+
+/** Every event of the log, read from the start in one go (the reference a stream is compared with). */
+async function wholeLog (base: string, token: string, end: number) {
+  const all = await openStream(`${base}/events?after=0`, { authorization: `Bearer ${token}` })
+  await all.until((events) => sequences(events).at(-1) === end, 10_000)
+  await all.close()
+  return sequences(all.events)
+}
+
+for (const [db, database] of Object.entries(DATABASES)) {
+  describe(`the event feed on ${db}`, () => {
+    test('exactly once and in order across forced reconnects while creates, replaces and deletes run', async (t) => {
+      const app = await build(t, { database })
+      const baseUrl = await app.listen({ port: 0, host: '127.0.0.1' })
+      const token = await createToken(app)
+      const writer = createPlantStoreClient({ baseUrl, token })
+      // A fetch that drops each stream connection after a random 20–120 ms.
+      let drops = 0
+      const flaky: typeof fetch = async (input, init) => {
+        const controller = new AbortController()
+        init?.signal?.addEventListener('abort', () => controller.abort())
+        const response = await fetch(input, { ...init, signal: controller.signal })
+        setTimeout(() => { drops++; controller.abort() }, 20 + Math.random() * 100)
+        return response
+      }
+      const reader = createPlantStoreClient({ baseUrl, token, fetch: flaky })
+      const stop = new AbortController()
+      const received: StoreEvent[] = []
+      const following = (async () => {
+        for await (const event of reader.events({ after: 0n, signal: stop.signal, reconnectMs: 5 })) received.push(event)
+      })()
+      // Writes go on until the stream has been dropped a few times.
+      for (let round = 0; round < 2000 && (round < 150 || drops < 8); round++) {
+        const id = round % 40
+        await writer.createPlant({ id, name: `P${round}` }).catch(() => {})
+        if (round % 2 === 0) await writer.replacePlant(id, { name: `R${round}` }).catch(() => {})
+        if (round % 5 === 0) await writer.deletePlant(id).catch(() => {})
+      }
+      const { position } = await writer.listPlants()
+      const deadline = Date.now() + 10_000
+      while (received.at(-1)?.sequence !== position && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+      stop.abort()
+      await following
+      assert.ok(drops >= 8, `connections dropped: ${drops}`)
+      const got = received.map((event) => Number(event.sequence))
+      assert.deepEqual(got, await wholeLog(baseUrl, token, Number(position)), 'every event once, in order')
+    })
+
+    test('a slow reader is cut after its last whole event, and resumes from there without loss', async (t) => {
+      const app = await build(t, { database, streamBufferSize: '16384' })
+      const base = await app.listen({ port: 0, host: '127.0.0.1' })
+      const token = await createToken(app)
+      // A stream whose reader reads nothing (a socket's kernel buffers would hold megabytes first).
+      const stream = app.events.createStream('slow reader', 0n, undefined)
+      const served = app.events.serve(stream, () => {})
+      const name = 'x'.repeat(250)
+      for (let batch = 0; batch < 40 && !stream.ended; batch++) {
+        await Promise.all(Array.from({ length: 50 }, (_, i) => app.store.plants.create({ id: BigInt(batch * 50 + i), name })))
+        app.events.wake()
+        await new Promise((resolve) => setTimeout(resolve, 5))
+      }
+      await served
+      assert.ok(stream.ended, 'the slow stream was cut')
+      let received = ''
+      for await (const chunk of stream.body) received += String(chunk)
+      assert.ok(received.length < 16384 + 1000, `held ${received.length} bytes`)
+      const ids = [...received.matchAll(/^id: (\d+)$/gm)].map((match) => Number(match[1]))
+      assert.ok(ids.length > 10)
+      assert.match(received, new RegExp(`id: ${ids.at(-1)}\\nevent: plant.created\\ndata: \\{"name":"x{250}","id":\\d+\\}\\n\\n$`), 'ends with a whole event')
+      const position = Number((await app.inject({ url: '/plants?limit=1', headers: { authorization: `Bearer ${token}` } })).headers['plantstore-event-position'])
+      assert.ok(ids.at(-1)! < position, `cut at ${ids.at(-1)} of ${position}`)
+      const rest = await openStream(`${base}/events`, { authorization: `Bearer ${token}`, 'last-event-id': String(ids.at(-1)) })
+      await rest.until((events) => sequences(events).at(-1) === position, 10_000)
+      await rest.close()
+      assert.deepEqual([...ids, ...sequences(rest.events)], await wholeLog(base, token, position))
+    })
+
+    test('retention deletes a prefix of the log; a resume from below it gets event: reset, then the oldest kept event', async (t) => {
+      const app = await build(t, { database })
+      const base = await app.listen({ port: 0, host: '127.0.0.1' })
+      const token = await createToken(app)
+      for (let id = 1; id <= 30; id++) await app.store.plants.create({ id: BigInt(id), name: `P${id}` })
+      // Everything is past a retention of "now"; only the newest event must stay.
+      const pruned = await app.store.events.prune(Date.now() + 1000, 20)
+      assert.equal(pruned, 20)
+      assert.equal(await app.store.events.prune(Date.now() + 1000, 500), 9)
+      const { deletedThrough, latest } = await app.store.events.bounds()
+      assert.equal(deletedThrough, 29n)
+      assert.equal(latest, 30n)
+      const stream = await openStream(`${base}/events?after=5`, { authorization: `Bearer ${token}` })
+      await stream.until((events) => events.length === 2)
+      await stream.close()
+      assert.deepEqual(stream.events[0], { id: undefined, event: 'reset', data: '{"oldest":30,"relist":"/plants"}' })
+      assert.deepEqual(sequences(stream.events), [30])
+      // A resume at or above what was deleted is no reset.
+      const fine = await openStream(`${base}/events?after=29`, { authorization: `Bearer ${token}` })
+      await fine.until((events) => events.length === 1)
+      await fine.close()
+      assert.equal(fine.events[0]!.event, 'plant.created')
+    })
+
+    test('retention keeps an event whose webhook delivery is pending, and everything after it', async (t) => {
+      const app = await build(t, { database, webhookRetryBase: '1h' })
+      await app.store.plants.create({ id: 1n, name: 'before' })
+      // A subscriber that refuses connections: its delivery stays pending.
+      await app.store.webhooks.addSubscription({ url: 'http://127.0.0.1:9/', secret: 'whsec_dGVzdA==', operator: true })
+      await app.store.plants.create({ id: 2n, name: 'pending' })
+      await app.store.plants.create({ id: 3n, name: 'after' })
+      await app.store.plants.create({ id: 4n, name: 'newest' })
+      assert.equal(await app.store.events.prune(Date.now() + 1000, 500), 1)
+      assert.equal((await app.store.events.bounds()).deletedThrough, 1n)
+      assert.deepEqual((await app.store.events.read({ after: 0n, limit: 10 })).map((event) => event.sequence), [2n, 3n, 4n])
+    })
+  })
+}
