@@ -83,9 +83,9 @@ for (const [db, database] of Object.entries(DATABASES)) {
     test('read, then stream from the read\'s position while others write: nothing missed, nothing twice', async (t) => {
       const { send, stream } = await serving(t, database)
       for (let i = 1; i <= 50; i++) await send('POST', '/plants', { id: i, name: `P${i}` })
-      let writing = true
+      const writing = { on: true }
       const writer = (async () => {
-        for (let round = 0; writing; round++) {
+        for (let round = 0; writing.on; round++) {
           const id = 1 + (round % 80)
           await send('POST', '/plants', { id, name: `P${id}` })
           await send('PUT', `/plants/${id}`, { name: `R${round}` })
@@ -98,7 +98,7 @@ for (const [db, database] of Object.entries(DATABASES)) {
       const follow = await stream(`?after=${read.headers.get('plantstore-event-position')}`)
       closeAll(t, follow)
       await new Promise((resolve) => setTimeout(resolve, 300))
-      writing = false
+      writing.on = false
       await writer
       const final = await send('GET', '/plants?limit=1000')
       const end = Number(final.headers.get('plantstore-event-position'))
