@@ -21,12 +21,12 @@ for (const [db, database] of Object.entries(DATABASES)) {
       const token = await createToken(app)
       const writer = createPlantStoreClient({ baseUrl, token })
       // A fetch that drops each stream connection after a random 20–120 ms.
-      let drops = 0
+      const dropped = { count: 0 }
       const flaky: typeof fetch = async (input, init) => {
         const controller = new AbortController()
         init?.signal?.addEventListener('abort', () => controller.abort())
         const response = await fetch(input, { ...init, signal: controller.signal })
-        setTimeout(() => { drops++; controller.abort() }, 20 + Math.random() * 100)
+        setTimeout(() => { dropped.count++; controller.abort() }, 20 + Math.random() * 100)
         return response
       }
       const reader = createPlantStoreClient({ baseUrl, token, fetch: flaky })
@@ -36,7 +36,7 @@ for (const [db, database] of Object.entries(DATABASES)) {
         for await (const event of reader.events({ after: 0n, signal: stop.signal, reconnectMs: 5 })) received.push(event)
       })()
       // Writes go on until the stream has been dropped a few times.
-      for (let round = 0; round < 2000 && (round < 150 || drops < 8); round++) {
+      for (let round = 0; round < 2000 && (round < 150 || dropped.count < 8); round++) {
         const id = round % 40
         await writer.createPlant({ id, name: `P${round}` }).catch(() => {})
         if (round % 2 === 0) await writer.replacePlant(id, { name: `R${round}` }).catch(() => {})
@@ -47,7 +47,7 @@ for (const [db, database] of Object.entries(DATABASES)) {
       while (received.at(-1)?.sequence !== position && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
       stop.abort()
       await following
-      assert.ok(drops >= 8, `connections dropped: ${drops}`)
+      assert.ok(dropped.count >= 8, `connections dropped: ${dropped.count}`)
       const got = received.map((event) => Number(event.sequence))
       assert.deepEqual(got, await wholeLog(baseUrl, token, Number(position)), 'every event once, in order')
     })
