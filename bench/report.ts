@@ -18,6 +18,9 @@ export interface Row {
   extra: Record<string, number | null>
 }
 
+/** The live-feed figures of one server in one round (streams.ts). */
+export type FeedRun = { round: number, server: string } & Record<string, number | string | null>
+
 interface Settings { quick: boolean, rounds: number, connections: number, warmupSeconds: number, durationSeconds: number, ceiling: string, scenarios: Scenario[] }
 
 export function median (values: number[]): number {
@@ -65,7 +68,7 @@ export function summarise (rows: Row[], settings: Settings) {
   return summary
 }
 
-export function report (rows: Row[], settings: Settings) {
+export function report (rows: Row[], feedRuns: FeedRun[], settings: Settings) {
   const summary = summarise(rows, settings)
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`
   const header = '| scenario | server | req/s | ratio to ceiling | p50 ms | p99 ms | non-2xx | errors | server CPU s | peak RSS MiB |\n|---|---|---|---|---|---|---|---|---|---|\n'
@@ -76,6 +79,13 @@ export function report (rows: Row[], settings: Settings) {
     : '\n\nCreates with one webhook subscriber (a receiver in its own process answering 200 at once), against the same server\'s creates without one in the same round:\n\n' +
       '| server | creates/s | ÷ creates without | p99 ms | delivered within 5 s after the load | lag p50 ms | lag p99 ms | duplicates |\n|---|---|---|---|---|---|---|---|\n' +
       withSubscriber.map((r) => `| ${r.server} | ${r.requestsPerSecond} | ${r.ratioToOwnCreate} | ${r.p99Ms} | ${r.deliveredWithin5s} | ${r.lagP50Ms} | ${r.lagP99Ms} | ${r.duplicates} |`).join('\n')
+  const withStreams = summary.filter((r) => 'streamsComplete' in r) as Array<Record<string, unknown>>
+  const streams = withStreams.length === 0
+    ? ''
+    : '\n\nCreates with 20 open GET /events streams (readers in a process of their own), against the same server\'s creates without any in the same round:\n\n' +
+      '| server | creates/s | ÷ creates without | p99 ms | every stream complete | out of order | stream lag p99 ms |\n|---|---|---|---|---|---|---|\n' +
+      withStreams.map((r) => `| ${r.server} | ${r.requestsPerSecond} | ${r.ratioToOwnCreate} | ${r.p99Ms} | ${r.streamsComplete} | ${r.streamOutOfOrder} | ${r.streamLagP99Ms} |`).join('\n')
+  const feed = feedTable(feedRuns)
   const ladder = ['create (unique ids)', 'GET /plants/{id}'].map((scenario) => {
     const rungs = summary.filter((r) => r.scenario === scenario && (r.server === settings.ceiling || r.server.startsWith('ladder: ') || r.server === 'plantstore, SQLite'))
     if (rungs.length < 3) return ''
@@ -85,10 +95,25 @@ export function report (rows: Row[], settings: Settings) {
   }).join('')
   const markdown = `${settings.connections} connections, ${settings.durationSeconds} s per run after ${settings.warmupSeconds} s warm-up, ` +
     `median of ${settings.rounds} interleaved round${settings.rounds === 1 ? '' : 's'}${settings.quick ? ' (--quick)' : ''}; ` +
-    `${new Date().toISOString().slice(0, 10)} on ${machine}.\n\n${table}${webhooks}${ladder}\n`
+    `${new Date().toISOString().slice(0, 10)} on ${machine}.\n\n${table}${webhooks}${streams}${feed}${ladder}\n`
   mkdirSync(new URL('results/', import.meta.url), { recursive: true })
   const name = settings.quick ? 'quick' : 'latest'
-  writeFileSync(new URL(`results/${name}.json`, import.meta.url), JSON.stringify({ machine, ...settings, scenarios: undefined, summary, rows }, null, 2) + '\n')
+  writeFileSync(new URL(`results/${name}.json`, import.meta.url), JSON.stringify({ machine, ...settings, scenarios: undefined, summary, feed: feedRuns, rows }, null, 2) + '\n')
   writeFileSync(new URL(`results/${name}.md`, import.meta.url), markdown)
   process.stdout.write(markdown)
+}
+
+/** The live feed's figures, the median (worst for losses) over the rounds per server. */
+function feedTable (runs: FeedRun[]): string {
+  if (runs.length === 0) return ''
+  const servers = [...new Set(runs.map((run) => run.server))]
+  const of = (server: string, key: string) => runs.filter((run) => run.server === server).map((run) => Number(run[key]))
+  return '\n\nThe live feed (GET /events), per round: 100 streams while creates are sent at a fixed 1,000/s for 10 s (events lost or duplicated ' +
+    'over all streams; lag from a create\'s sending to its arrival on a stream, which includes the create\'s own latency, and the server\'s ' +
+    'own commit → written-to-the-stream p99, from its plantstore_stream_lag_seconds histogram, as the bound of its bucket); those streams dropped while 10,000 plants are created, then all ' +
+    'resuming with Last-Event-ID; and the server\'s resident memory with 1,000 idle streams open, above the same server with none:\n\n' +
+    '| server | creates/s sent | lost | duplicated | sent → received p50 ms | sent → received p99 ms | commit → written p99 ms | resumed complete and in order | caught up in ms | RSS above, 1,000 idle streams (MiB) |\n|---|---|---|---|---|---|---|---|---|---|\n' +
+    servers.map((server) => `| ${server} | ${median(of(server, 'sentPerSecond'))} | ${Math.max(...of(server, 'lost'))} | ${Math.max(...of(server, 'duplicated'))} | ` +
+      `${median(of(server, 'lagP50Ms'))} | ${median(of(server, 'lagP99Ms'))} | ${median(of(server, 'commitToWrittenP99Ms'))} | ${Math.min(...of(server, 'complete'))} | ${median(of(server, 'caughtUpMs'))} | ` +
+      `${median(of(server, 'idleRssAboveMiB'))} |`).join('\n')
 }

@@ -8,10 +8,11 @@
 import autocannon from 'autocannon'
 import { measure } from './process-stats.js'
 import { report } from './report.js'
-import type { Row } from './report.js'
+import type { FeedRun, Row } from './report.js'
 import { scenarios } from './scenarios.js'
 import type { Scenario } from './scenarios.js'
 import { RUNGS } from './ladder-rungs.js'
+import { measureStreams } from './streams.js'
 import { startCeiling, startLadder, startPlantstorePostgres, startPlantstoreSqlite, startPrism } from './servers.js'
 import type { BenchServer } from './servers.js'
 
@@ -65,6 +66,8 @@ async function main () {
     ...(process.env.PLANTSTORE_TEST_POSTGRES_URL !== undefined ? [startPlantstorePostgres] : []), startPrism]
   const servers: BenchServer[] = []
   const rows: Row[] = []
+  const feedRuns: FeedRun[] = []
+  const withFeed = onlyArg === -1 || 'live feed'.includes(process.argv[onlyArg + 1] ?? '')
   try {
     for (const startServer of starters) {
       const server = await startServer()
@@ -78,11 +81,15 @@ async function main () {
           process.stderr.write(`round ${round} · ${scenario.name} · ${server.name}: ${rows.at(-1)!.requestsPerSecond} req/s\n`)
         }
       }
+      for (const server of withFeed ? servers.filter((s) => s.database !== undefined) : []) {
+        feedRuns.push({ round, server: server.name, ...await measureStreams(server, quick) })
+        process.stderr.write(`round ${round} · live feed · ${server.name}: ${JSON.stringify(feedRuns.at(-1))}\n`)
+      }
     }
   } finally {
     for (const server of servers) await server.stop()
   }
-  report(rows, { quick, rounds, connections, warmupSeconds, durationSeconds, ceiling: servers[0]!.name, scenarios: chosen })
+  report(rows, feedRuns, { quick, rounds, connections, warmupSeconds, durationSeconds, ceiling: servers[0]!.name, scenarios: chosen })
 }
 
 await main()

@@ -1,6 +1,8 @@
 import type { BenchServer } from './servers.js'
 import { addSubscriber, removeSubscriber } from './subscriber.js'
 import type { SubscriberRun } from './subscriber.js'
+import { call, openStreams, position, startReaders } from './streams.js'
+import type { Readers } from './streams.js'
 
 export interface Request { method: string, path: string, body?: string, setupRequest?: (request: any) => any }
 
@@ -14,11 +16,14 @@ export interface Scenario {
   seed?: (server: BenchServer) => Promise<void>
   requests: () => Request[]
   /** Around the warm-up and measured run; what `after` answers is added to the row. */
-  around?: {
-    before: (server: BenchServer) => Promise<SubscriberRun>
-    measuring: (run: SubscriberRun) => void
-    after: (run: SubscriberRun, created: number) => Promise<Record<string, number | null>>
-  }
+  // Each scenario's own run state, opaque to the harness.
+  around?: Around<any>
+}
+
+interface Around<T> {
+  before: (server: BenchServer) => Promise<T>
+  measuring: (run: T) => void
+  after: (run: T, created: number) => Promise<Record<string, number | null>>
 }
 
 const SEEDED = 1000
@@ -45,6 +50,31 @@ const createRequest = (): Request => ({
 })
 
 export const CREATE = 'create (unique ids)'
+export const STREAMS = 'create, 20 open streams'
+
+interface StreamsRun { readers: Readers, server: BenchServer, before: number }
+
+/** 20 GET /events streams open (readers in a process of their own) through warm-up and measured run. */
+async function openTwenty (server: BenchServer): Promise<StreamsRun> {
+  const readers = await startReaders()
+  await openStreams(readers, server, 20)
+  await new Promise((resolve) => setTimeout(resolve, 500))
+  return { readers, server, before: await position(server) }
+}
+
+/** Every stream must have every event of the run, in order. */
+async function closeTwenty (run: StreamsRun) {
+  const end = await position(run.server)
+  const deadline = Date.now() + 10_000
+  let stats = await call(run.readers, `/stats?until=${end}`)
+  while (stats.atEnd < 20 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    stats = await call(run.readers, `/stats?until=${end}`)
+  }
+  await call(run.readers, '/close')
+  await run.readers.stop()
+  return { streamsComplete: stats.atEnd === 20 && stats.minEvents === stats.maxEvents ? 1 : 0, streamOutOfOrder: stats.outOfOrder, streamLagP99Ms: stats.lagP99Ms }
+}
 
 export const scenarios: Scenario[] = [
   { name: CREATE, runsOn: () => true, requests: () => [createRequest()] },
@@ -53,7 +83,14 @@ export const scenarios: Scenario[] = [
     runsOn: (server) => server.database !== undefined,
     ceilingOf: CREATE,
     requests: () => [createRequest()],
-    around: { before: addSubscriber, measuring: (run) => { run.firstId = ids.next }, after: (run, created) => removeSubscriber(run, created, ids.next) }
+    around: { before: addSubscriber, measuring: (run: SubscriberRun) => { run.firstId = ids.next }, after: (run: SubscriberRun, created: number) => removeSubscriber(run, created, ids.next) }
+  },
+  {
+    name: STREAMS,
+    runsOn: (server) => server.database !== undefined,
+    ceilingOf: CREATE,
+    requests: () => [createRequest()],
+    around: { before: openTwenty, measuring: () => {}, after: closeTwenty }
   },
   {
     name: 'create (identical replay)',

@@ -69,7 +69,8 @@ const NODE_FLAGS = ['--max-semi-space-size=8']
 export async function startPlantstore (name: string, database: string, cleanup = () => {}): Promise<BenchServer> {
   execFileSync(process.execPath, [cli, 'migrate', '--database', database])
   const token = execFileSync(process.execPath, [cli, 'tokens', 'create', '--name', 'bench', '--database', database], { encoding: 'utf8' }).trim()
-  const started = await startProcess(name, [...NODE_FLAGS, cli, 'serve', '--database', database], '/healthz', '--port')
+  // The live-feed scenarios open up to 1,000 streams with the one bench token.
+  const started = await startProcess(name, [...NODE_FLAGS, cli, 'serve', '--database', database, '--max-streams-per-token', '2000'], '/healthz', '--port')
   return {
     name,
     token,

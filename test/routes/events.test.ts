@@ -49,6 +49,11 @@ for (const [db, database] of Object.entries(DATABASES)) {
       assert.deepEqual(ids, [...ids].sort((a, b) => a - b))
       assert.equal(new Set(ids).size, 4)
       assert.equal(live.retry, 2000)
+      // Metrics: open streams, events sent, and their lag.
+      const metrics = await (await fetch(live.response.url.replace('/events', '/metrics'))).text()
+      assert.match(metrics, /^plantstore_streams_open 1$/m)
+      assert.match(metrics, /^plantstore_stream_events_sent_total 4$/m)
+      assert.match(metrics, /^plantstore_stream_lag_seconds_count 4$/m)
       // Reads tell the position they reflect.
       assert.equal((await send('GET', '/plants')).headers.get('plantstore-event-position'), String(ids.at(-1)))
       assert.equal((await send('GET', '/plants/2')).headers.get('plantstore-event-position'), String(ids.at(-1)))
