@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { LoggedEvent, PlantEventType } from '../contract/events.js'
 import type { EventStore } from '../store/store.js'
+import { formatBatch } from './batch.js'
 import { EventStream } from './stream.js'
 import type { StreamSettings } from './stream.js'
 
@@ -102,8 +103,9 @@ export class EventFeed {
         return // the store is unreachable: the next wake (a commit, or the watch's poll) tries again
       }
       if (events.length === 0) return
+      const batch = formatBatch(events)
       for (const stream of this.#live) {
-        if (!stream.write(events)) this.#live.delete(stream)
+        if (!stream.write(batch)) this.#live.delete(stream)
       }
       this.#position = events.at(-1)!.sequence
       if (events.length < PAGE) return
@@ -140,7 +142,7 @@ export class EventFeed {
         }
         const events = await this.#store.read({ after: stream.cursor, limit: PAGE })
         if (events.length === 0) stream.cursor = this.#position
-        else stream.write(events)
+        else stream.write(formatBatch(events))
       }
     } catch {
       stream.end()

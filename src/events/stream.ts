@@ -1,13 +1,13 @@
 import { PassThrough } from 'node:stream'
-import { sseEvent } from '../contract/events.js'
-import type { LoggedEvent, PlantEventType } from '../contract/events.js'
+import type { PlantEventType } from '../contract/events.js'
+import type { EventBatch } from './batch.js'
 
 /** What a stream needs of the feed it belongs to. */
 export interface StreamSettings {
   /** Bytes a stream may have waiting for its reader; past them it is cut after its last whole event. */
   bufferBytes: number
-  /** Told, for every event written, the seconds from its commit to the write. */
-  onSent: (lagSeconds: number) => void
+  /** Told, for every write, how many events it carried and the seconds from the oldest one's commit to it. */
+  onSent: (count: number, lagSeconds: number) => void
 }
 
 /**
@@ -38,32 +38,45 @@ export class EventStream {
   }
 
   /**
-   * Writes the events after the cursor, in order, as many whole events as the buffer has room for.
-   * A live stream with no room left is cut (its reader resumes from the log); one catching up keeps
-   * its cursor at the last event written and is given the rest once its reader has read. Answers
-   * false once the stream has ended.
+   * Writes the batch's events after the cursor, in order, as many whole events as the buffer has room
+   * for. A live stream with no room left is cut (its reader resumes from the log); one catching up
+   * keeps its cursor at the last event written and is given the rest once its reader has read.
+   * Answers false once the stream has ended.
    */
-  write (events: readonly LoggedEvent[]): boolean {
-    if (this.ended) return false
-    const now = Date.now()
+  write (batch: EventBatch): boolean {
+    if (this.ended || batch.events.length === 0) return !this.ended
+    const { events } = batch
     let room = this.#settings.bufferBytes - this.#pending
+    // The common case: every event is new to this stream and wanted, and fits.
+    if (this.#types === undefined && events[0]!.sequence > this.cursor && batch.wholeBytes <= room) {
+      this.body.write(batch.whole)
+      this.cursor = events.at(-1)!.sequence
+      this.#settings.onSent(events.length, (Date.now() - batch.oldestAt) / 1000)
+      return true
+    }
     let text = ''
-    for (const event of events) {
+    let count = 0
+    let cut = false
+    for (let i = 0; i < events.length; i++) {
+      const event = events[i]!
       if (event.sequence <= this.cursor) continue
       if (this.#types === undefined || this.#types.has(event.type)) {
-        const chunk = sseEvent(event)
-        room -= Buffer.byteLength(chunk)
+        room -= batch.bytes[i]!
         if (room < 0) {
-          this.body.write(text)
-          if (this.live) this.end()
-          return !this.live
+          cut = true
+          break
         }
-        text += chunk
-        this.#settings.onSent((now - event.createdAt) / 1000)
+        text += batch.texts[i]
+        count++
       }
       this.cursor = event.sequence
     }
     if (text !== '') this.body.write(text)
+    if (count > 0) this.#settings.onSent(count, (Date.now() - batch.oldestAt) / 1000)
+    if (cut && this.live) {
+      this.end()
+      return false
+    }
     return true
   }
 

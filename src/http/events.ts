@@ -16,8 +16,9 @@ export default fp<{ retentionMs: number, bufferBytes: number, metrics: Metrics, 
     // A reader this far behind is cut after its last whole event and resumes from the log.
     bufferBytes,
     heartbeatMs,
-    onSent: (lagSeconds) => {
-      metrics.streamEvents.inc()
+    // Once per write, not per event: a batch's metrics cost what its one socket write does.
+    onSent: (count, lagSeconds) => {
+      metrics.streamEvents.inc(count)
       metrics.streamLag.observe(lagSeconds)
     }
   })

@@ -47,7 +47,7 @@ export class Metrics {
 
   readonly streamLag = new Histogram({
     name: 'plantstore_stream_lag_seconds',
-    help: 'Time from an event\'s commit to its write to a GET /events stream (catching up included)',
+    help: 'Time from the commit of the oldest event in a write to a GET /events stream to that write (one per write; catching up included)',
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30, 300],
     registers: [this.registry]
   })
