@@ -1,7 +1,7 @@
 import type { BenchServer } from './servers.js'
 import { addSubscriber, removeSubscriber } from './subscriber.js'
 import type { SubscriberRun } from './subscriber.js'
-import { call, openStreams, position, startReaders } from './streams.js'
+import { call, openStreams, position, startReaders, untilAtEnd } from './streams.js'
 import type { Readers } from './streams.js'
 
 export interface Request { method: string, path: string, body?: string, setupRequest?: (request: any) => any }
@@ -64,13 +64,7 @@ async function openTwenty (server: BenchServer): Promise<StreamsRun> {
 
 /** Every stream must have every event of the run, in order. */
 async function closeTwenty (run: StreamsRun) {
-  const end = await position(run.server)
-  const deadline = Date.now() + 10_000
-  let stats = await call(run.readers, `/stats?until=${end}`)
-  while (stats.atEnd < 20 && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50))
-    stats = await call(run.readers, `/stats?until=${end}`)
-  }
+  const { stats } = await untilAtEnd(run.readers, await position(run.server), 10_000)
   await call(run.readers, '/close')
   await run.readers.stop()
   return { streamsComplete: stats.atEnd === 20 && stats.minEvents === stats.maxEvents ? 1 : 0, streamOutOfOrder: stats.outOfOrder, streamLagP99Ms: stats.lagP99Ms }

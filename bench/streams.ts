@@ -52,7 +52,7 @@ function p99Between (before: Map<number, number>, after: Map<number, number>): n
 }
 
 /** Waits until every stream has reached `end` (or `ms` pass); answers the stats and how long it took. */
-async function untilAtEnd (readers: Readers, end: number, ms: number) {
+export async function untilAtEnd (readers: Readers, end: number, ms: number) {
   const started = Date.now()
   let stats = await call(readers, `/stats?until=${end}`)
   while (stats.atEnd < stats.streams && Date.now() - started < ms) {

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { build, createToken, DATABASES } from '../helper.js'
-import type { App } from '../helper.js'
 import { openStream, sequences } from '../sse.js'
 
 /** The app listening on a loopback port, a reader's and a writer's token, and a JSON sender. */
@@ -169,6 +168,3 @@ for (const [db, database] of Object.entries(DATABASES)) {
     })
   })
 }
-
-/** The app's own stream count, for waiting on closes. */
-export const openStreams = (app: App) => app.events.open

@@ -4,6 +4,7 @@ import type { EventRow, TicketRow } from '../rows.js'
 import type { EventQuery, EventStore, TicketRecord } from '../event-store.js'
 import type { PostgresDatabase } from './database.js'
 import { Listener } from './listener.js'
+import { LOG_POSITION_SQL } from './outbox.js'
 
 // A safety net under the notifications: watchers look at the log this often in any case.
 const POLL_MS = 1000
@@ -33,14 +34,14 @@ export class PostgresEvents implements EventStore {
 
   async bounds () {
     const [row] = await this.#db.query<{ deleted_through: bigint, latest: bigint }>(
-      'SELECT deleted_through, (SELECT coalesce(max(sequence), 0) FROM events) AS latest FROM event_log')
+      `SELECT deleted_through, (${LOG_POSITION_SQL}) AS latest FROM event_log`)
     return { deletedThrough: row!.deleted_through, latest: row!.latest }
   }
 
   async prune (before: number, max: number) {
     return this.#db.transaction(async (client) => {
       const { rows } = await client.query<{ sequence: bigint, message_id: string, created_at: bigint, latest: bigint, pending: boolean }>(
-        `SELECT e.sequence, e.message_id, e.created_at, (SELECT max(sequence) FROM events) AS latest,
+        `SELECT e.sequence, e.message_id, e.created_at, (${LOG_POSITION_SQL}) AS latest,
           EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.message_id = e.message_id AND d.delivered_at IS NULL AND d.failed_at IS NULL) AS pending
         FROM (SELECT * FROM events ORDER BY sequence LIMIT $1) e ORDER BY e.sequence`, [max])
       const pending = new Set(rows.filter((row) => row.pending).map((row) => row.message_id))

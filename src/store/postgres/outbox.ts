@@ -10,6 +10,12 @@ import type { Plant } from '../../contract/plant.js'
  * (a transaction-level advisory lock): transactions that commit out of order cannot make a smaller
  * number visible after a larger one, so "everything after N" is well defined across instances.
  */
+/**
+ * The log position a read's snapshot reflects: the newest sequence it sees. Writers make sequences
+ * visible in order (EVENT_LOG_LOCK), so every smaller one is visible too; retention never deletes the newest.
+ */
+export const LOG_POSITION_SQL = 'SELECT coalesce(max(sequence), 0) FROM events'
+
 export const EVENT_LOG_LOCK = 'SELECT pg_advisory_xact_lock(7268001)'
 
 /**

@@ -6,14 +6,10 @@ import { keysetStart, sameOrConflict } from '../store.js'
 import type { CreateOutcome, Plant, PlantQuery, PlantStore, Precondition, WriteOutcome } from '../store.js'
 import { createBatchParams, createBatchSql, outcomeOf } from './create-batch.js'
 import type { BatchRow } from './create-batch.js'
-import { record } from './outbox.js'
+import { LOG_POSITION_SQL, record } from './outbox.js'
 import type { PostgresDatabase } from './database.js'
 
-/**
- * The log position a read reflects: the newest sequence its snapshot sees. Writers commit the log in
- * sequence order (outbox.ts), so every smaller one is visible too; retention never deletes the newest.
- */
-const POSITION_SQL = 'SELECT coalesce(max(sequence), 0) AS position FROM events'
+const POSITION_SQL = `SELECT (${LOG_POSITION_SQL}) AS position`
 
 type PositionedRow = { position: bigint, id: bigint | null, name: string | null, tag: string | null }
 

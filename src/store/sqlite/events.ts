@@ -5,6 +5,7 @@ import { toLoggedEvent, usableTicket } from '../rows.js'
 import type { EventRow, TicketRow } from '../rows.js'
 import { guard, opaqueInteger, Statements } from './connection.js'
 import { changedElsewhere } from './data-version.js'
+import { LOG_POSITION_SQL } from './outbox.js'
 import type { WriteJob, WriteResult } from './write-jobs.js'
 
 // How often a watcher asks whether another connection (the writer thread, another worker) committed.
@@ -32,8 +33,7 @@ export class SqliteEvents implements EventStore {
   }
 
   async bounds () {
-    const row = guard(() => this.#sql.get<[], { deleted_through: bigint, latest: bigint }>(`SELECT deleted_through,
-      coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0) AS latest FROM event_log`).get())!
+    const row = guard(() => this.#sql.get<[], { deleted_through: bigint, latest: bigint }>(`SELECT deleted_through, (${LOG_POSITION_SQL}) AS latest FROM event_log`).get())!
     return { deletedThrough: row.deleted_through, latest: row.latest }
   }
 

@@ -6,6 +6,12 @@ import { newPlantJson } from '../../contract/plant.js'
 import type { Plant } from '../../contract/plant.js'
 
 /**
+ * The log position: the highest sequence ever drawn (AUTOINCREMENT's record of it, which retention
+ * cannot lower), 0 before the first event.
+ */
+export const LOG_POSITION_SQL = "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0)"
+
+/**
  * The outbox on SQLite, in the caller's transaction: a change's event appended to the log (which the
  * streams read), and for a created plant a newPlant delivery per live subscription (the webhook
  * dispatcher's state of the same event, sharing its message id). Creates (write-jobs.ts), replaces

@@ -6,12 +6,9 @@ import type { PlantChange } from '../../contract/events.js'
 import { keysetStart } from '../store.js'
 import type { CreateOutcome, Plant, PlantQuery, PlantStore, Precondition, WriteOutcome } from '../store.js'
 import { guard, opaqueInteger } from './connection.js'
-import { prepareOutbox } from './outbox.js'
+import { LOG_POSITION_SQL, prepareOutbox } from './outbox.js'
 import { createOutcome } from './write-jobs.js'
 import type { CreateResult, WriteJob, WriteResult } from './write-jobs.js'
-
-/** The log position: the highest sequence ever drawn (AUTOINCREMENT's record of it), 0 before the first. */
-const POSITION_SQL = "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0)"
 
 /** Plants on SQLite: reads on the main connection, creates through the write queue (group commit). */
 export class SqlitePlants implements PlantStore {
@@ -30,8 +27,8 @@ export class SqlitePlants implements PlantStore {
     this.#writes = writes
     // One statement, one snapshot: the plant and the log position it reflects (a join that always
     // answers a row cost four times as much); a missing plant's position is read again with it.
-    this.#select = db.prepare(`SELECT id, name, tag, (${POSITION_SQL}) AS position FROM plants WHERE id = ?`)
-    const position = db.prepare<[], bigint>(POSITION_SQL).pluck()
+    this.#select = db.prepare(`SELECT id, name, tag, (${LOG_POSITION_SQL}) AS position FROM plants WHERE id = ?`)
+    const position = db.prepare<[], bigint>(LOG_POSITION_SQL).pluck()
     const selectPlant = db.prepare<[bigint], PlantRow>('SELECT id, name, tag FROM plants WHERE id = ?')
     this.#selectMissing = db.transaction((id: bigint) => ({ row: selectPlant.get(id), position: position.get()! }))
     const list = db.prepare<[bigint, bigint], PlantRow>(`SELECT id, name, tag FROM plants WHERE id >= ? ORDER BY id LIMIT ${opaqueInteger('?')}`)
