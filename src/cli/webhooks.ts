@@ -1,4 +1,6 @@
 import type { Command } from 'commander'
+import { EVENT_TYPES } from '../contract/events.js'
+import type { EventType } from '../contract/events.js'
 import { generateSecret } from '../webhooks/signature.js'
 import { databaseOption } from './options.js'
 import { printJson, printTable, withStore } from './store-access.js'
@@ -18,17 +20,41 @@ function checkUrl (text: string): string {
   return url.href
 }
 
+/** `--events a,b`: types of the catalog, each once. */
+function parseEvents (text: string): EventType[] {
+  const names = [...new Set(text.split(',').map((name) => name.trim()).filter((name) => name !== ''))]
+  const unknown = names.find((name) => !(EVENT_TYPES as readonly string[]).includes(name))
+  if (names.length === 0 || unknown !== undefined) throw new UsageError(`invalid --events ${text}: expected a comma-separated list of ${EVENT_TYPES.join(', ')}`)
+  return names as EventType[]
+}
+
+function parseRate (text: string): number {
+  const rate = Number(text)
+  if (!Number.isInteger(rate) || rate < 1 || rate > 100_000) throw new UsageError(`invalid --max-per-second ${text}: expected an integer from 1 to 100000`)
+  return rate
+}
+
+/** A subscription id as the commands take it, or a failure naming it. */
+const subscriptionId = (id: string): number => {
+  if (!/^\d{1,15}$/.test(id)) throw new CommandFailure(`no webhook subscription ${id}`)
+  return Number(id)
+}
+
 export function registerWebhooks (program: Command) {
   const webhooks = program.command('webhooks').description('manage subscribers of the newPlant webhook (an operator\'s: all of them)')
 
   webhooks.command('add')
-    .description('subscribe a URL to new plants; prints its id and signing secret')
+    .description('subscribe a URL to new plants (the newPlant body), or with --events to those events (Standard Webhooks envelopes); prints its id and signing secret')
     .argument('<url>')
+    .option('--events <types>', `comma-separated: ${EVENT_TYPES.join(', ')}`, parseEvents)
+    .option('--max-per-second <n>', 'deliveries a second at most', parseRate)
     .option('--json', 'print one JSON object {"id", "url", "secret"}')
     .addOption(databaseOption())
-    .action(async (url: string, options: { json?: boolean, database?: string }) => {
+    .action(async (url: string, options: { json?: boolean, database?: string, events?: EventType[], maxPerSecond?: number }) => {
       // An operator's subscription has no owner, hence no cap.
-      const subscription = (await withStore(options.database, (store) => store.webhooks.addSubscription({ url: checkUrl(url), secret: generateSecret(), operator: true })))!
+      const subscription = (await withStore(options.database, (store) => store.webhooks.addSubscription({
+        url: checkUrl(url), secret: generateSecret(), operator: true, events: options.events ?? null, maxPerSecond: options.maxPerSecond ?? null
+      })))!
       if (options.json === true) return printJson({ id: subscription.id, url: subscription.url, secret: subscription.secret })
       process.stdout.write(`subscription ${subscription.id}: ${subscription.url}\nsigning secret: ${subscription.secret}\n`)
     })
@@ -38,9 +64,43 @@ export function registerWebhooks (program: Command) {
     .option('--json', 'one JSON array')
     .addOption(databaseOption())
     .action(async (options: { json?: boolean, database?: string }) => {
-      const list = await withStore(options.database, (store) => store.webhooks.listSubscriptions({ withLastError: true }))
-      if (options.json === true) return printJson(list.map(({ id, url, owner, createdAt, lastError }) => ({ id, url, owner, createdAt, lastError })))
-      printTable(['ID', 'URL', 'OWNER', 'CREATED', 'LAST ERROR'], list.map((s) => [String(s.id), s.url, s.owner ?? 'operator', s.createdAt.toISOString(), s.lastError ?? '-']))
+      const list = await withStore(options.database, (store) => store.webhooks.listSubscriptions({ withBacklog: true }))
+      if (options.json === true) {
+        return printJson(list.map(({ id, url, owner, createdAt, events, state, lastSuccessAt, consecutiveFailures, backlog, lastError }) =>
+          ({ id, url, owner, createdAt, events, state, lastSuccessAt, consecutiveFailures, backlog, lastError })))
+      }
+      printTable(['ID', 'URL', 'OWNER', 'EVENTS', 'STATE', 'BACKLOG', 'FAILURES', 'LAST ERROR'], list.map((s) => [
+        String(s.id), s.url, s.owner ?? 'operator', s.events?.join(',') ?? 'newPlant', s.state, String(s.backlog), String(s.consecutiveFailures), s.lastError ?? '-'
+      ]))
+    })
+
+  for (const state of ['enabled', 'disabled'] as const) {
+    webhooks.command(state === 'enabled' ? 'enable' : 'disable')
+      .description(state === 'enabled'
+        ? 'enable a subscription again; what is pending is sent at once (a running server picks it up within a second)'
+        : 'stop sending to a subscription; its events are kept until it is enabled')
+      .argument('<id>')
+      .addOption(databaseOption())
+      .action(async (id: string, options: { database?: string }) => {
+        const updated = await withStore(options.database, (store) => store.webhooks.updateSubscription(subscriptionId(id), { state }))
+        if (updated === undefined) throw new CommandFailure(`no webhook subscription ${id}`)
+        process.stdout.write(`subscription ${id}: ${state}\n`)
+      })
+  }
+
+  webhooks.command('recover')
+    .description('send again a subscription\'s failed and given-up events created since a time')
+    .argument('<id>')
+    .requiredOption('--since <time>', 'RFC 3339, e.g. 2026-11-24T08:00:00Z')
+    .addOption(databaseOption())
+    .action(async (id: string, options: { database?: string, since: string }) => {
+      const since = Date.parse(options.since)
+      if (Number.isNaN(since)) throw new UsageError(`invalid --since ${options.since}: expected an RFC 3339 time`)
+      const recovered = await withStore(options.database, async (store) => {
+        if (await store.webhooks.getSubscription(subscriptionId(id)) === undefined) throw new CommandFailure(`no webhook subscription ${id}`)
+        return store.webhooks.recover(Number(id), new Date(since))
+      })
+      process.stdout.write(`subscription ${id}: ${recovered} events due again\n`)
     })
 
   webhooks.command('remove')
@@ -48,7 +108,7 @@ export function registerWebhooks (program: Command) {
     .argument('<id>')
     .addOption(databaseOption())
     .action(async (id: string, options: { database?: string }) => {
-      const removed = /^\d+$/.test(id) && await withStore(options.database, (store) => store.webhooks.removeSubscription(Number(id)))
+      const removed = await withStore(options.database, (store) => store.webhooks.removeSubscription(subscriptionId(id)))
       if (!removed) throw new CommandFailure(`no webhook subscription ${id}`)
       process.stdout.write(`removed subscription ${id}\n`)
     })

@@ -58,6 +58,7 @@ export interface Config {
     readonly perSubscription: number
     readonly retryBaseMs: number
     readonly giveUpAfterMs: number
+    readonly disableAfterMs: number
     readonly pollMs: number
     /** Subscriptions made over HTTP may target loopback, private and link-local addresses. */
     readonly allowPrivate: boolean
@@ -124,6 +125,7 @@ export function loadConfig (raw: RawConfig = {}): Config {
       perSubscription: integer('webhookConcurrency', value('webhookConcurrency'), 1, 256),
       retryBaseMs: duration('webhookRetryBase', value('webhookRetryBase')),
       giveUpAfterMs: duration('webhookGiveUpAfter', value('webhookGiveUpAfter')),
+      disableAfterMs: duration('webhookDisableAfter', value('webhookDisableAfter')),
       pollMs: 1000,
       allowPrivate: boolean('webhookAllowPrivate', String(value('webhookAllowPrivate'))),
       maxPerOwner: integer('webhookMaxPerOwner', value('webhookMaxPerOwner'), 1, 100_000),

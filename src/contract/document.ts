@@ -8,7 +8,7 @@ export type JsonSchema = Record<string, unknown>
 
 export interface Operation {
   operationId: string
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE'
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
   /** The path in Fastify's form: `/plants/:id`. */
   url: string
   /** The scope a token needs, from `x-plantstore-scope`; absent for operations without security. */
@@ -56,7 +56,7 @@ function operationsOf (doc: Record<string, any>): Operation[] {
   const operations: Operation[] = []
   for (const [path, item] of Object.entries(resolved)) {
     for (const [method, op] of Object.entries(item)) {
-      if (!['get', 'post', 'put', 'delete'].includes(method)) continue
+      if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue
       const parameters = [...(item.parameters ?? []), ...(op.parameters ?? [])] as Parameter[]
       const response: Record<string, JsonSchema> = {}
       for (const [status, res] of Object.entries(op.responses as Record<string, any>)) {

@@ -71,6 +71,11 @@ function createAjv (coerceTypes: boolean) {
   ajv.addKeyword({ keyword: 'x-int64', modifying: true, errors: true, validate: int64Validator(coerceTypes) })
   ajv.addKeyword({ keyword: 'x-unicode', errors: true, validate: unicodeValidator() })
   ajv.addFormat('int32', { type: 'number', validate: (n: number) => n >= -(2 ** 31) && n < 2 ** 31 })
+  // RFC 3339 with a zone (as `since` of a recovery must be), and a real date.
+  ajv.addFormat('date-time', {
+    type: 'string',
+    validate: (text: string) => /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(text) && !Number.isNaN(Date.parse(text))
+  })
   // Webhook URLs are checked by their route, which can say why one is refused (code 1004).
   ajv.addFormat('uri', true)
   return ajv

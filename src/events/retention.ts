@@ -1,32 +1,34 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { EventStore } from '../store/store.js'
+import type { EventStore, WebhookStore } from '../store/store.js'
 
 // Small batches, each its own short transaction, with a pause between: writes never wait long.
 const BATCH = 500
 const PAUSE_MS = 50
 
 export interface RetentionSettings {
-  /** Events older than this are deleted (unless a webhook delivery of theirs is pending). */
+  /** Events older than this are deleted (unless a webhook delivery of theirs is pending), and delivery records finished longer ago. */
   retentionMs: number
   /** How often the task runs. */
   everyMs: number
   onPruned?: (count: number) => void
+  onPrunedDeliveries?: (count: number) => void
   onError?: (error: unknown) => void
 }
 
 /**
  * The event log's retention, in the background: every `everyMs`, the oldest events past the retention
- * go, batch by batch, and expired stream tickets with them. On several instances each runs it; the
- * deletes are idempotent, so they only share the work.
+ * go, batch by batch, and expired stream tickets with them; then the webhook delivery records delivered
+ * or given up longer ago (never a pending one; those of a subscription disabled that long are given
+ * up). On several instances each runs it; the deletes are idempotent, so they only share the work.
  */
 export class Retention {
-  readonly #store: EventStore
+  readonly #store: { events: EventStore, webhooks: WebhookStore }
   readonly #settings: RetentionSettings
   #timer: NodeJS.Timeout | undefined
   #running: Promise<void> | undefined
   #stopped = false
 
-  constructor (store: EventStore, settings: RetentionSettings) {
+  constructor (store: { events: EventStore, webhooks: WebhookStore }, settings: RetentionSettings) {
     this.#store = store
     this.#settings = settings
   }
@@ -42,12 +44,18 @@ export class Retention {
       const before = Date.now() - this.#settings.retentionMs
       for (;;) {
         if (this.#stopped) return
-        const pruned = await this.#store.prune(before, BATCH)
+        const pruned = await this.#store.events.prune(before, BATCH)
         if (pruned > 0) this.#settings.onPruned?.(pruned)
         if (pruned < BATCH) break
         await sleep(PAUSE_MS)
       }
-      await this.#store.pruneTickets()
+      await this.#store.events.pruneTickets()
+      for (let after: number | undefined = 0; after !== undefined && !this.#stopped;) {
+        const { deleted, next } = await this.#store.webhooks.pruneDeliveries(before, BATCH, after)
+        if (deleted > 0) this.#settings.onPrunedDeliveries?.(deleted)
+        after = next
+        if (after !== undefined) await sleep(PAUSE_MS)
+      }
     } catch (error) {
       this.#settings.onError?.(error)
     }

@@ -80,7 +80,8 @@ export async function buildApp (config: Config, options: BuildOptions = {}) {
     ...config.webhooks,
     database: config.database,
     onAttempt: (outcome, count) => metrics.webhookDeliveries.inc({ outcome }, count),
-    onDelivered: (lagSeconds) => metrics.webhookLag.observe(lagSeconds)
+    onDelivered: (lagSeconds) => metrics.webhookLag.observe(lagSeconds),
+    onDisabled: () => metrics.webhooksDisabled.inc()
   })
   await app.register(events, { retentionMs: config.events.retentionMs, bufferBytes: config.events.streamBufferBytes, metrics })
   metrics.observeWebhooks({ backlog: () => app.store.webhooks.backlog(), concurrency: () => app.webhooks.concurrency() })

@@ -23,10 +23,11 @@ export default fp<{ retentionMs: number, bufferBytes: number, metrics: Metrics, 
     }
   })
   const log = app.log.child({ component: 'events' })
-  const retention = new Retention(app.store.events, {
+  const retention = new Retention(app.store, {
     retentionMs,
     everyMs: RETENTION_EVERY_MS,
     onPruned: (count) => log.debug({ count }, 'events past the retention deleted'),
+    onPrunedDeliveries: (count) => log.debug({ count }, 'webhook delivery records past the retention deleted'),
     onError: (error) => log.warn({ err: error }, 'event retention could not run; it tries again later')
   })
   metrics.observeStreams(() => feed.open)

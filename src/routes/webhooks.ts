@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { operation } from '../contract/document.js'
 import { NotFound, TooManyRequests } from '../contract/errors.js'
-import type { DeliveryReport, Subscription } from '../store/store.js'
+import type { EventType } from '../contract/events.js'
+import { subscriptionView } from '../contract/webhook.js'
+import type { DeliveryReport, Subscription, SubscriptionChanges } from '../store/store.js'
 import { checkWebhookUrl } from '../webhooks/address-policy.js'
 import { generateSecret } from '../webhooks/signature.js'
 
@@ -11,9 +13,7 @@ const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000
 interface IdParams { id: bigint }
 
 /** A subscription as the API shows it: never its secret (see withSecret). */
-function view ({ id, url, description, createdAt, lastError }: Subscription) {
-  return { id, url, description, createdAt: createdAt.toISOString(), lastError }
-}
+const view = (subscription: Subscription) => subscriptionView(subscription)
 
 /** The answers to create and rotate, the only ones that carry the secret. */
 const withSecret = (subscription: Subscription) => ({ ...view(subscription), secret: subscription.secret })
@@ -21,7 +21,8 @@ const withSecret = (subscription: Subscription) => ({ ...view(subscription), sec
 function deliveryView (delivery: DeliveryReport) {
   return {
     id: delivery.messageId,
-    plantId: delivery.plantId,
+    type: delivery.type,
+    ...(delivery.plantId !== null && { plantId: delivery.plantId }),
     state: delivery.state,
     attempts: delivery.attempts,
     lastStatus: delivery.lastStatus,
@@ -59,10 +60,17 @@ export default async function webhookRoutes (app: FastifyInstance, { allowPrivat
   app.route({
     ...operation('createWebhook'),
     handler: async (request, reply) => {
-      const body = request.body as { url: string, description?: string }
+      const body = request.body as { url: string, description?: string, events?: EventType[] | null, maxPerSecond?: number | null }
       const url = await checkWebhookUrl(body.url, allowPrivate)
       const subscription = await store.webhooks.addSubscription({
-        url, secret: generateSecret(), description: body.description ?? null, operator: false, owner: ownerOf(request).key, maxForOwner: maxPerOwner
+        url,
+        secret: generateSecret(),
+        description: body.description ?? null,
+        events: body.events ?? null,
+        maxPerSecond: body.maxPerSecond ?? null,
+        operator: false,
+        owner: ownerOf(request).key,
+        maxForOwner: maxPerOwner
       })
       if (subscription === undefined) {
         throw new TooManyRequests(60, `this token holds ${maxPerOwner} webhook subscriptions, the most one owner may hold; delete one first`)
@@ -80,7 +88,7 @@ export default async function webhookRoutes (app: FastifyInstance, { allowPrivat
       const owner = ownerOf(request)
       // One more than asked tells whether a next page exists; `after` is validated as a non-negative int64.
       const subscriptions = await store.webhooks.listSubscriptions({
-        owner: owner.admin ? undefined : owner.key, after: Math.min(Number(after ?? 0n), Number.MAX_SAFE_INTEGER), limit: limit + 1, withLastError: true
+        owner: owner.admin ? undefined : owner.key, after: Math.min(Number(after ?? 0n), Number.MAX_SAFE_INTEGER), limit: limit + 1, withBacklog: true
       })
       const page = subscriptions.slice(0, limit)
       if (subscriptions.length > limit) reply.header('link', `</webhooks?limit=${limit}&after=${page.at(-1)!.id}>; rel="next"`)
@@ -91,6 +99,31 @@ export default async function webhookRoutes (app: FastifyInstance, { allowPrivat
   app.route({
     ...operation('getWebhook'),
     handler: async (request) => view(await subscriptionOf(request))
+  })
+
+  app.route({
+    ...operation('updateWebhook'),
+    handler: async (request) => {
+      const { id } = await subscriptionOf(request)
+      const updated = await store.webhooks.updateSubscription(id, request.body as SubscriptionChanges)
+      if (updated === undefined) throw notFound(BigInt(id))
+      // This instance's lanes follow at once (a throttle, a state); others at their next poll.
+      await app.webhooks.refresh()
+      if (updated.state === 'enabled') app.webhooks.wake()
+      return view(updated)
+    }
+  })
+
+  app.route({
+    ...operation('recoverWebhook'),
+    handler: async (request, reply) => {
+      const { id } = await subscriptionOf(request)
+      const { since } = request.body as { since: string }
+      // The schema's date-time format has checked it.
+      const recovered = await store.webhooks.recover(id, new Date(since))
+      app.webhooks.wake()
+      return reply.code(202).send({ recovered })
+    }
   })
 
   app.route({

@@ -1,3 +1,4 @@
+import { eventTypesOf } from '../contract/webhook.js'
 import { signingSecrets } from './store.js'
 import type { Delivery, DeliveryReport, LoggedEvent, Scope, Subscription, TicketRecord, TokenRecord } from './store.js'
 
@@ -27,14 +28,21 @@ export interface SubscriptionRow {
   /** 1/0 in SQLite, a boolean in PostgreSQL. */
   operator: bigint | boolean
   owner: string | null
+  event_types: string | null
+  max_per_second: bigint | number | null
+  disabled_at: bigint | null
+  last_success_at: bigint | null
+  last_error: string | null
+  consecutive_failures: bigint | number
+  failing_since: bigint | null
   /** Selected with the subscription where it is shown (see subscriptionColumns). */
-  last_error?: string | null
+  backlog?: bigint | null
 }
 
-/** A subscription's columns, for `FROM webhook_subscriptions s`, with its newest attempted delivery's error when asked. */
-export const subscriptionColumns = (withLastError = true) => withLastError
-  ? `s.*, (SELECT d.last_error FROM webhook_deliveries d
-    WHERE d.subscription_id = s.id AND d.attempts > 0 ORDER BY d.id DESC LIMIT 1) AS last_error`
+/** A subscription's columns, for `FROM webhook_subscriptions s`, with its backlog when asked (counted on the pending deliveries' index). */
+export const subscriptionColumns = (withBacklog = true) => withBacklog
+  ? `s.*, (SELECT count(*) FROM webhook_deliveries d
+    WHERE d.subscription_id = s.id AND d.delivered_at IS NULL AND d.failed_at IS NULL) AS backlog`
   : 's.*'
 
 export function toSubscription (row: SubscriptionRow): Subscription {
@@ -48,7 +56,15 @@ export function toSubscription (row: SubscriptionRow): Subscription {
     createdAt: new Date(Number(row.created_at)),
     operator: row.operator === true || row.operator === 1n,
     owner: row.owner,
-    lastError: row.last_error ?? null
+    events: eventTypesOf(row.event_types),
+    maxPerSecond: row.max_per_second === null ? null : Number(row.max_per_second),
+    state: row.disabled_at === null ? 'enabled' : 'disabled',
+    disabledAt: date(row.disabled_at),
+    lastSuccessAt: date(row.last_success_at),
+    consecutiveFailures: Number(row.consecutive_failures),
+    failingSince: date(row.failing_since),
+    lastError: row.last_error,
+    backlog: row.backlog === undefined || row.backlog === null ? null : Number(row.backlog)
   }
 }
 
@@ -103,6 +119,7 @@ export interface DeliveryReportRow {
   subscription_id: bigint,
   created_at: bigint,
   plant_id: bigint,
+  event_type: string | null,
   url: string,
   attempts: bigint,
   last_status: bigint | null,
@@ -120,7 +137,8 @@ export function toDeliveryReport (row: DeliveryReportRow): DeliveryReport {
     messageId: row.message_id,
     subscriptionId: Number(row.subscription_id),
     createdAt: new Date(Number(row.created_at)),
-    plantId: row.plant_id,
+    type: (row.event_type ?? 'plant.created') as DeliveryReport['type'],
+    plantId: row.event_type === 'webhook.disabled' ? null : row.plant_id,
     url: row.url,
     state,
     attempts: Number(row.attempts),

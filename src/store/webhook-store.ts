@@ -1,3 +1,8 @@
+import type { EventType } from '../contract/events.js'
+
+/** enabled: delivered to; disabled (by its owner, or after failing too long): nothing is sent, its events are kept. */
+export type SubscriptionState = 'enabled' | 'disabled'
+
 export interface Subscription {
   id: number
   url: string
@@ -12,8 +17,30 @@ export interface Subscription {
   operator: boolean
   /** Who made it over HTTP (`token:<id>`, `jwt:<iss>|<sub>`); null for an operator's. */
   owner: string | null
-  /** Why the newest attempted delivery failed; null when it succeeded, none was attempted, or it was not asked for. */
+  /** The types it receives as Standard Webhooks envelopes; null: the original newPlant body, on creates only. */
+  events: EventType[] | null
+  /** Deliveries a second at most, all dispatchers together; null: as fast as it answers. */
+  maxPerSecond: number | null
+  state: SubscriptionState
+  disabledAt: Date | null
+  lastSuccessAt: Date | null
+  /** Attempts failed since the last success. */
+  consecutiveFailures: number
+  /** The first failure since the last success (null while the last attempt succeeded): the disable clock. */
+  failingSince: Date | null
+  /** Why the newest attempt failed; null when it succeeded or none was made. */
   lastError: string | null
+  /** Events not yet delivered nor given up; null unless asked for (SubscriptionQuery.withBacklog). */
+  backlog: number | null
+}
+
+/** What `PATCH /webhooks/{id}` may change; absent members stay as they are. */
+export interface SubscriptionChanges {
+  events?: EventType[] | null
+  description?: string | null
+  maxPerSecond?: number | null
+  /** Enabling starts the health afresh and makes every pending event due at once. */
+  state?: SubscriptionState
 }
 
 export interface NewSubscription {
@@ -22,6 +49,8 @@ export interface NewSubscription {
   description?: string | null
   operator: boolean
   owner?: string | null
+  events?: EventType[] | null
+  maxPerSecond?: number | null
   /** Refuse (answer undefined) when the owner holds this many already. */
   maxForOwner?: number
 }
@@ -32,8 +61,8 @@ export interface SubscriptionQuery {
   /** Keyset paging: only ids above this one. */
   after?: number
   limit?: number
-  /** Fill in each one's `lastError` (a look into its deliveries; the dispatcher's polls need none). */
-  withLastError?: boolean
+  /** Fill in each one's `backlog` (a count of its pending deliveries; the dispatcher's polls need none). */
+  withBacklog?: boolean
 }
 
 /** The secrets that sign a delivery now: the current one, and the previous one during its grace period. */
@@ -70,6 +99,8 @@ export interface DeliveryClaim {
   /** How long a claimed delivery is ours before another dispatcher may take it. */
   leaseMs: number
   max: number
+  /** The subscription's throttle: claims count against its deliveries-per-second window in the store. */
+  perSecond?: number | null
 }
 
 /** What an attempt came to: delivered, or not (with when to try again, or null to give up). */
@@ -87,7 +118,9 @@ export interface DeliveryReport {
   id: number
   messageId: string
   subscriptionId: number
-  plantId: bigint
+  type: EventType
+  /** Null for an operational event (webhook.disabled). */
+  plantId: bigint | null
   url: string
   state: DeliveryState
   attempts: number
@@ -122,12 +155,32 @@ export interface WebhookStore {
    * dispatcher (another process or instance) claims them until it ends or an attempt is recorded.
    */
   claim (claim: DeliveryClaim): Promise<Delivery[]>
-  /** Records an attempt's outcome; many are written together. A crash may lose one: at least once. */
-  recordAttempt (deliveryId: number, result: AttemptResult): Promise<void>
+  /**
+   * Records an attempt's outcome, and the subscription's health with it; many are written together.
+   * A crash may lose one: at least once.
+   */
+  recordAttempt (delivery: Pick<Delivery, 'id' | 'subscriptionId'>, result: AttemptResult): Promise<void>
   /** Deliveries, newest first. */
   listDeliveries (query: DeliveryQuery): Promise<DeliveryReport[]>
   /** Makes one event of a subscription due again, with its webhook-id; answers whether it exists. */
   redeliver (subscriptionId: number, messageId: string): Promise<boolean>
+  /** Changes a subscription; undefined when there is none. */
+  updateSubscription (id: number, changes: SubscriptionChanges): Promise<Subscription | undefined>
+  /** Makes the subscription's failed and given-up events created since `since` due at once (same webhook-id); answers how many. */
+  recover (subscriptionId: number, since: Date): Promise<number>
+  /**
+   * Disables every enabled subscription failing since before `failingBefore`, and in the same
+   * transaction sends `webhook.disabled` to the subscriptions of the same owner (and the operator's)
+   * that asked for it. Answers the ones it disabled: of several dispatchers, only one gets each.
+   */
+  disableFailing (failingBefore: number, now?: number): Promise<Subscription[]>
+  /**
+   * Retention of delivery records, one short batch: of up to `max` records after id `after` (oldest
+   * first), deletes those delivered or given up before `before`, and gives up the pending ones of a
+   * disabled subscription created before it. `next` is where the next batch starts; undefined when the
+   * pass is over (it reached records created after `before`, or the end).
+   */
+  pruneDeliveries (before: number, max: number, after: number): Promise<{ deleted: number, next: number | undefined }>
   /** Undelivered events per subscriber (not given up): subscription id → count. */
   backlog (): Promise<Map<number, number>>
 }

@@ -39,6 +39,12 @@ export class Metrics {
     registers: [this.registry]
   })
 
+  readonly webhooksDisabled = new Counter({
+    name: 'plantstore_webhook_subscriptions_disabled_total',
+    help: 'Webhook subscriptions disabled for failing without a success longer than --webhook-disable-after',
+    registers: [this.registry]
+  })
+
   readonly streamEvents = new Counter({
     name: 'plantstore_stream_events_sent_total',
     help: 'Events written to GET /events streams (one per event per stream)',

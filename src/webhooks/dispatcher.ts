@@ -83,20 +83,44 @@ export class WebhookDispatcher implements Dispatcher {
   }
 
   async #refresh () {
+    await this.#disableFailing()
     const subscriptions = await this.#store.listSubscriptions()
     if (this.#stopped) return
     this.#options.onSubscribers?.(subscriptions.length)
-    const current = new Set(subscriptions.map((subscription) => subscription.id))
+    // A disabled subscription has no lane: nothing is sent to it, its events wait in the outbox.
+    const enabled = new Map(subscriptions.filter((s) => s.state === 'enabled').map((subscription) => [subscription.id, subscription]))
     for (const [id, lane] of this.#lanes) {
-      if (current.has(id)) continue
+      const subscription = enabled.get(id)
+      if (subscription !== undefined) {
+        lane.configure(subscription)
+        continue
+      }
       this.#lanes.delete(id)
       lane.stop().catch(() => {})
     }
-    for (const subscription of subscriptions) {
+    for (const subscription of enabled.values()) {
       if (this.#lanes.has(subscription.id)) continue
       const lane = new SubscriberLane(subscription, this.#store, this.#log, this.#options, this.#budget)
       this.#lanes.set(subscription.id, lane)
       lane.wake()
     }
+  }
+
+  /** Disables the subscriptions failing for too long (in the store, so of several dispatchers one does each). */
+  async #disableFailing () {
+    const now = Date.now()
+    const disabled = await this.#store.disableFailing(now - this.#options.disableAfterMs, now)
+    for (const subscription of disabled) {
+      this.#options.onDisabled?.()
+      this.#log.warn({
+        subscriptionId: subscription.id,
+        url: subscription.url,
+        failingSince: subscription.failingSince?.toISOString(),
+        consecutiveFailures: subscription.consecutiveFailures,
+        lastError: subscription.lastError
+      }, 'webhook subscription disabled: it failed without a success for longer than --webhook-disable-after; its events are kept until it is enabled again')
+    }
+    // Whoever asked for webhook.disabled hears of it at once.
+    if (disabled.length > 0) for (const lane of this.#lanes.values()) lane.wake()
   }
 }

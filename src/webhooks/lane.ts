@@ -38,6 +38,11 @@ export class SubscriberLane {
   #stopped = false
   #retryTimer: NodeJS.Timeout | undefined
   #retryAt = Number.POSITIVE_INFINITY
+  /** The subscription's throttle (deliveries a second), or null. */
+  #perSecond: number | null
+  /** With a throttle: the earliest time the next delivery may start (starts are spaced evenly). */
+  #nextStart = 0
+  #paceTimer: NodeJS.Timeout | undefined
 
   constructor (subscription: Subscription, store: WebhookStore, log: Log, options: DispatcherOptions, budget: ConnectionBudget) {
     this.subscriptionId = subscription.id
@@ -54,6 +59,12 @@ export class SubscriberLane {
     // A claim outlives the attempt (connect, then answer, each within the timeout), so no other
     // dispatcher takes a delivery that is still being sent.
     this.#leaseMs = 3 * options.timeoutMs + 5000
+    this.#perSecond = subscription.maxPerSecond
+  }
+
+  /** Takes up a change of the subscription read at a poll (its throttle). */
+  configure (subscription: Subscription) {
+    this.#perSecond = subscription.maxPerSecond
   }
 
   /** Deliveries this lane lets be in flight now. */
@@ -73,6 +84,7 @@ export class SubscriberLane {
     this.#stopped = true
     this.#budget.forget(this.#onBudget)
     clearTimeout(this.#retryTimer)
+    clearTimeout(this.#paceTimer)
     await Promise.allSettled([...this.#attempts])
     await this.#sender.close()
   }
@@ -80,19 +92,36 @@ export class SubscriberLane {
   #pump () {
     if (this.#stopped) return
     const limit = this.#limit.current
-    while (this.#inFlight < limit && this.#queue.length > 0 && this.#budget.take(this.#onBudget)) this.#start(this.#queue.shift()!)
-    // Keep up to one window claimed ahead of the one in flight, so a fast subscriber never waits on a claim.
-    const wanted = 2 * limit - this.#inFlight - this.#queue.length
+    while (this.#inFlight < limit && this.#queue.length > 0 && this.#paced() && this.#budget.take(this.#onBudget)) this.#start(this.#queue.shift()!)
+    // Keep up to one window claimed ahead of the one in flight, so a fast subscriber never waits on a
+    // claim; a throttled one at most a second's worth.
+    let wanted = 2 * limit - this.#inFlight - this.#queue.length
+    if (this.#perSecond !== null) wanted = Math.min(wanted, this.#perSecond - this.#queue.length)
     if (!this.#claiming && this.#due && wanted > 0) this.#claim(wanted).catch(() => {})
+  }
+
+  /** Whether a throttled lane may start a delivery now (see #start); else a timer pumps again when it may. */
+  #paced (): boolean {
+    if (this.#perSecond === null) return true
+    const now = Date.now()
+    if (now >= this.#nextStart) return true
+    if (this.#paceTimer === undefined) {
+      this.#paceTimer = setTimeout(() => { this.#paceTimer = undefined; this.#pump() }, Math.ceil(this.#nextStart - now))
+      this.#paceTimer.unref()
+    }
+    return false
   }
 
   async #claim (max: number) {
     this.#claiming = true
     const wakes = this.#wakes
     try {
-      const claimed = await this.#store.claim({ subscriptionId: this.subscriptionId, now: Date.now(), leaseMs: this.#leaseMs, max })
+      const now = Date.now()
+      const claimed = await this.#store.claim({ subscriptionId: this.subscriptionId, now, leaseMs: this.#leaseMs, max, perSecond: this.#perSecond })
       this.#due = claimed.length === max || this.#wakes !== wakes
       this.#queue.push(...claimed)
+      // A throttled claim may have found its second's allowance spent: look again in the next second.
+      if (this.#perSecond !== null && claimed.length > 0 && claimed.length < max) this.#wakeAt(Math.ceil((now + 1) / 1000) * 1000)
     } catch (error) {
       // The safety poll wakes this lane again.
       this.#due = false
@@ -110,6 +139,7 @@ export class SubscriberLane {
       return
     }
     this.#inFlight++
+    if (this.#perSecond !== null) this.#nextStart = Math.max(Date.now(), this.#nextStart) + 1000 / this.#perSecond
     const attempt = this.#attempt(delivery).finally(() => this.#attempts.delete(attempt))
     this.#attempts.add(attempt)
   }
@@ -127,7 +157,7 @@ export class SubscriberLane {
     const retryAt = now + retryDelay(delivery.attempts + 1, this.#options.retryBaseMs)
     const givingUp = !delivered && retryAt - delivery.since.getTime() > this.#options.giveUpAfterMs
     try {
-      await this.#store.recordAttempt(delivery.id, { delivered, status, error, nextAttemptAt: delivered || givingUp ? null : new Date(retryAt) })
+      await this.#store.recordAttempt(delivery, { delivered, status, error, nextAttemptAt: delivered || givingUp ? null : new Date(retryAt) })
     } catch (cause) {
       // Its claim lapses and it is sent again: at least once.
       this.#log.warn({ err: cause, deliveryId: delivery.id }, 'webhook attempt could not be recorded; it will be sent again')

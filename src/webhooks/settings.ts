@@ -8,6 +8,8 @@ export interface DispatcherSettings {
   retryBaseMs: number
   /** An event still undelivered this long after it was created is given up. */
   giveUpAfterMs: number
+  /** A subscription failing without a success for this long is disabled (--webhook-disable-after). */
+  disableAfterMs: number
   /** The safety poll: how often to look for new subscribers and due deliveries when nothing wakes us. */
   pollMs: number
   /** Integrators' subscriptions may reach private addresses too (--webhook-allow-private). */
@@ -21,6 +23,8 @@ export interface DispatcherOptions extends DispatcherSettings {
   onAttempt?: (outcome: 'delivered' | 'failed' | 'given_up', count: number) => void
   /** Told, for each delivered event, the seconds from its creation to its delivery (for metrics). */
   onDelivered?: (lagSeconds: number) => void
+  /** Told of each subscription this dispatcher disabled (for metrics; the log line is the dispatcher's). */
+  onDisabled?: () => void
   /** Told, at each reading of the subscribers, how many there are. */
   onSubscribers?: (count: number) => void
 }

@@ -39,14 +39,16 @@ for (const [db, database] of Object.entries(DATABASES)) {
       const created = await send('POST', '/webhooks', { url: receiver.url, description: 'our shop' })
       assert.equal(created.statusCode, 201)
       const subscription = created.json() as { id: number, url: string, description: string, createdAt: string, secret: string }
-      assert.deepEqual(Object.keys(subscription).sort(), ['createdAt', 'description', 'id', 'lastError', 'secret', 'url'])
+      assert.deepEqual(Object.keys(subscription).sort(), ['backlog', 'consecutiveFailures', 'createdAt', 'description', 'events', 'id', 'lastError',
+        'lastSuccessAt', 'maxPerSecond', 'secret', 'state', 'url'])
       assert.equal(created.headers.location, `/webhooks/${subscription.id}`)
       assert.match(subscription.secret, /^whsec_[A-Za-z0-9+/]{43}=$/)
       assert.equal(subscription.description, 'our shop')
       assert.ok(!Number.isNaN(Date.parse(subscription.createdAt)))
 
       const list = await send('GET', '/webhooks')
-      assert.deepEqual(list.json(), [{ id: subscription.id, url: receiver.url, description: 'our shop', createdAt: subscription.createdAt, lastError: null }])
+      const health = { events: null, maxPerSecond: null, state: 'enabled', lastSuccessAt: null, consecutiveFailures: 0, lastError: null, backlog: 0 }
+      assert.deepEqual(list.json(), [{ id: subscription.id, url: receiver.url, description: 'our shop', createdAt: subscription.createdAt, ...health }])
       const read = await send('GET', `/webhooks/${subscription.id}`)
       assert.deepEqual(read.json(), list.json()[0])
 
@@ -69,7 +71,7 @@ for (const [db, database] of Object.entries(DATABASES)) {
       await waitFor(async () => (await deliveries(app, send, subscription.id)).every((d) => d.state === 'delivered'), 5000, 'outcomes recorded')
       const events = await deliveries(app, send, subscription.id)
       assert.deepEqual(events.map((e) => [e.plantId, e.state, e.attempts]), [[2, 'delivered', 1], [1, 'delivered', 1]])
-      assert.deepEqual(Object.keys(events[0]!).sort(), ['attempts', 'id', 'lastError', 'lastStatus', 'nextAttemptAt', 'plantId', 'state'])
+      assert.deepEqual(Object.keys(events[0]!).sort(), ['attempts', 'id', 'lastError', 'lastStatus', 'nextAttemptAt', 'plantId', 'state', 'type'])
       const first = await send('GET', `/webhooks/${subscription.id}/deliveries?limit=1`)
       assert.deepEqual(first.json().map((e: { plantId: number }) => e.plantId), [2])
       const next = /<([^>]+)>; rel="next"/.exec(String(first.headers.link))![1]!

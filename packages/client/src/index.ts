@@ -27,7 +27,7 @@ export type WebhookSubscription = Schemas['WebhookSubscription']
 /** The answers to create and rotate: the subscription and its signing secret. */
 export type WebhookSubscriptionWithSecret = Schemas['WebhookSubscriptionWithSecret']
 /** One event of a subscription; its plant id exact. */
-export type WebhookDelivery = Omit<Schemas['WebhookDelivery'], 'plantId'> & { plantId: bigint }
+export type WebhookDelivery = Omit<Schemas['WebhookDelivery'], 'plantId'> & { plantId?: bigint }
 export interface DeliveryPage { deliveries: WebhookDelivery[], next?: { limit?: number, after?: string } }
 
 /** Any non-2xx answer: the HTTP status, and the Error body's `error` code and `message`. */
@@ -176,6 +176,20 @@ export function createPlantStoreClient ({ baseUrl, token, fetch = globalThis.fet
       return (await call('GET', `/webhooks/${id}`)).value as WebhookSubscription
     },
 
+    /**
+     * PATCH /webhooks/{id}: its events (null: the newPlant body), description, throttle or state;
+     * `{ state: 'enabled' }` sends what is pending at once.
+     */
+    async updateWebhook (id: bigint | number, changes: Schemas['WebhookSubscriptionChanges']): Promise<WebhookSubscription> {
+      return (await call('PATCH', `/webhooks/${id}`, JSON.stringify(changes))).value as WebhookSubscription
+    },
+
+    /** POST /webhooks/{id}/recover: its failed and given-up events since then are sent again; answers how many. */
+    async recoverWebhook (id: bigint | number, since: Date | string): Promise<number> {
+      const body = { since: typeof since === 'string' ? since : since.toISOString() }
+      return ((await call('POST', `/webhooks/${id}/recover`, JSON.stringify(body))).value as Schemas['WebhookRecovered']).recovered
+    },
+
     /** DELETE /webhooks/{id}: its undelivered events are given up. */
     async deleteWebhook (id: bigint | number): Promise<void> {
       await call('DELETE', `/webhooks/${id}`)
@@ -194,7 +208,7 @@ export function createPlantStoreClient ({ baseUrl, token, fetch = globalThis.fet
       const { response, value } = await call('GET', `/webhooks/${id}/deliveries${params.size > 0 ? `?${params}` : ''}`)
       const target = /<([^>]*)>;\s*rel="next"/.exec(response.headers.get('link') ?? '')?.[1]
       const next = target === undefined ? undefined : new URL(target, 'http://next.invalid').searchParams
-      const deliveries = (value as Array<Schemas['WebhookDelivery']>).map((d) => ({ ...d, plantId: BigInt(d.plantId) }))
+      const deliveries = (value as Array<Schemas['WebhookDelivery']>).map(({ plantId, ...d }) => ({ ...d, ...(plantId !== undefined && { plantId: BigInt(plantId) }) }))
       return { deliveries, ...(next !== undefined && { next: { limit: Number(next.get('limit')), after: next.get('after') ?? undefined } }) }
     },
 

@@ -12,7 +12,7 @@ import type { CreateOutcome, Plant } from '../store.js'
  * could each hold an id the other waits for, and one would fail with a deadlock.
  * Each inserted plant's event is appended to the log, under the log's lock (outbox.ts), which the
  * statement takes only once it has a row to append.
- * $1 ids, $2 names, $3 tags, $4 message ids, $5 payloads, $6 now, $7 event data.
+ * $1 ids, $2 names, $3 tags, $4 message ids, $5 payloads, $6 now, $7 event data, $8 now in RFC 3339.
  */
 export const createBatchSql = `
 WITH input AS (
@@ -30,7 +30,7 @@ WITH input AS (
 ), appended AS (
   ${eventsSql('created c CROSS JOIN lock', '$6')}
 ), outbox AS (
-  ${deliveriesSql('created e', '$6')}
+  ${deliveriesSql('created e', '$6', '$8::text')}
   RETURNING plant_id
 )
 SELECT input.ord, inserted.id IS NOT NULL AS created,
@@ -53,7 +53,8 @@ export function createBatchParams (plants: Plant[], now: number): unknown[] {
     messageIds,
     payloads,
     now,
-    data
+    data,
+    new Date(now).toISOString()
   ]
 }
 

@@ -3,7 +3,6 @@ import { eventData } from '../../contract/events.js'
 import type { PlantChange } from '../../contract/events.js'
 import { newMessageId } from '../../contract/message-id.js'
 import { newPlantJson } from '../../contract/plant.js'
-import type { Plant } from '../../contract/plant.js'
 
 /**
  * The lock every writer of the log holds from drawing its events' sequence numbers until it commits
@@ -20,41 +19,50 @@ export const EVENT_LOG_LOCK = 'SELECT pg_advisory_xact_lock(7268001)'
 
 /**
  * The outbox on PostgreSQL, in the caller's transaction: each change's event appended to the log (under
- * EVENT_LOG_LOCK, as late in the transaction as it can be), and for created plants a newPlant delivery
- * per live subscription sharing the event's message id. `eventsSql` and `deliveriesSql` are the
- * statements; the batch insert of creates (create-batch.ts) embeds them in its own.
+ * EVENT_LOG_LOCK, as late in the transaction as it can be), and its deliveries sharing the event's
+ * message id: a newPlant body for a created plant to each subscription that chose no events, a
+ * Standard Webhooks envelope to each that chose its type (see the SQLite outbox). `eventsSql` and
+ * `deliveriesSql` are the statements; the batch insert of creates (create-batch.ts) embeds them in its own.
  */
 export function eventsSql (changes: string, now: string): string {
   return `INSERT INTO events (type, message_id, data, created_at)
   SELECT c.type, c.message_id, c.data, ${now} FROM ${changes} ORDER BY c.ord`
 }
 
-export function deliveriesSql (created: string, now: string, filter = 'true'): string {
-  return `INSERT INTO webhook_deliveries (message_id, subscription_id, plant_id, payload, created_at, next_attempt_at)
-  SELECT e.message_id, s.id, e.plant_id, e.payload, ${now}, ${now}
-  FROM ${created} CROSS JOIN webhook_subscriptions s WHERE s.removed_at IS NULL AND ${filter}`
+/** `changes` has type, message_id, plant_id, payload (the NewPlant, for creates) and data; `timestamp` is the events' time, RFC 3339. */
+export function deliveriesSql (changes: string, now: string, timestamp: string): string {
+  return `INSERT INTO webhook_deliveries (message_id, subscription_id, plant_id, payload, created_at, next_attempt_at, event_type)
+  SELECT e.message_id, s.id, e.plant_id,
+    CASE WHEN s.event_types IS NULL THEN e.payload
+      ELSE '{"type":"' || e.type || '","timestamp":"' || ${timestamp} || '","data":' || e.data || '}' END,
+    ${now}, ${now}, e.type
+  FROM ${changes} JOIN webhook_subscriptions s ON s.removed_at IS NULL AND CASE WHEN s.event_types IS NULL
+    THEN e.type = 'plant.created' ELSE ${choseType('e.type')} END`
 }
+
+/** Subscriptions `s` that chose the type the expression gives. */
+export const choseType = (type: string) => `position(' ' || ${type} || ' ' in ' ' || s.event_types || ' ') > 0`
 
 /** The columns the statements read for a list of changes: message ids, event data, NewPlant payloads. */
 export function outboxColumns (changes: PlantChange[]) {
   return {
     messageIds: changes.map(() => newMessageId()),
     data: changes.map(eventData),
-    payloads: changes.map((change) => change.type === 'plant.created' ? newPlantJson(change.plant as Plant) : null)
+    payloads: changes.map((change) => change.type === 'plant.created' ? newPlantJson(change.plant) : null)
   }
 }
 
 const appendSql = `WITH c AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[]) WITH ORDINALITY AS t (type, message_id, data, plant_id, payload, ord)
 ), appended AS (${eventsSql('c', '$6')})
-${deliveriesSql('c e', '$6', "e.type = 'plant.created'")}`
+${deliveriesSql('c e', '$6', '$7::text')}`
 
-/** Writes the changes' events (and the created plants' deliveries) in the client's transaction; true when a delivery was written. */
+/** Writes the changes' events (and their deliveries) in the client's transaction; true when a delivery was written. */
 export async function record (client: PoolClient, changes: PlantChange[], now: number): Promise<boolean> {
   if (changes.length === 0) return false
   const { messageIds, data, payloads } = outboxColumns(changes)
   await client.query(EVENT_LOG_LOCK)
   const written = await client.query(appendSql, [changes.map((change) => change.type), messageIds, data,
-    changes.map((change) => change.plant.id.toString()), payloads, now])
+    changes.map((change) => change.plant.id.toString()), payloads, now, new Date(now).toISOString()])
   return (written.rowCount ?? 0) > 0
 }

@@ -1,38 +1,14 @@
+import { eventTypesText } from '../../contract/webhook.js'
 import { GroupCommit } from '../group-commit.js'
 import { subscriptionColumns, toDelivery, toDeliveryReport, toSubscription } from '../rows.js'
 import type { DeliveryReportRow, DeliveryRow, SubscriptionRow } from '../rows.js'
-import type { AttemptResult, DeliveryClaim, DeliveryQuery, NewSubscription, SubscriptionQuery, WebhookStore } from '../store.js'
+import { deliveryRetention, DISABLED_PAST_RETENTION, healthChanges } from '../webhook-bookkeeping.js'
+import type { AttemptResult, Delivery, DeliveryClaim, DeliveryQuery, NewSubscription, SubscriptionChanges, SubscriptionQuery, WebhookStore } from '../store.js'
+import { changedColumns, disabledNotices } from '../subscription-changes.js'
 import type { PostgresDatabase } from './database.js'
+import { attemptsSql, claimSql, disabledNoticeSql, healthSql, quotaSql, retentionScanSql } from './delivery-sql.js'
 
-/**
- * Claims one subscriber's due deliveries: FOR UPDATE SKIP LOCKED, so two dispatchers (two instances)
- * never claim one row; the claim is a lease (`locked_until`), and the subscriber's URL and current
- * secret come with it. $1 subscription, $2 now, $3 lease end, $4 most rows.
- */
-const claimSql = `
-WITH due AS (
-  SELECT id FROM webhook_deliveries
-  WHERE subscription_id = $1 AND delivered_at IS NULL AND failed_at IS NULL
-    AND next_attempt_at <= $2 AND (locked_until IS NULL OR locked_until <= $2)
-  ORDER BY next_attempt_at, id
-  LIMIT $4
-  FOR UPDATE SKIP LOCKED
-)
-UPDATE webhook_deliveries d SET locked_until = $3
-FROM due WHERE d.id = due.id
-RETURNING d.id, d.message_id, d.subscription_id, d.payload, d.attempts, d.created_at, d.redelivered_at`
-
-/** Many attempts' outcomes in one statement: $1 ids, $2 statuses, $3 errors, $4 times, $5 delivered, $6 given up, $7 next attempts. */
-const attemptsSql = `
-UPDATE webhook_deliveries d SET attempts = d.attempts + 1, locked_until = NULL, last_status = o.status,
-  last_error = o.error, last_attempt_at = o.at,
-  delivered_at = CASE WHEN o.delivered THEN o.at END, failed_at = CASE WHEN o.given_up THEN o.at END,
-  next_attempt_at = coalesce(o.next_at, d.next_attempt_at)
-FROM unnest($1::bigint[], $2::int[], $3::text[], $4::bigint[], $5::bool[], $6::bool[], $7::bigint[])
-  AS o (id, status, error, at, delivered, given_up, next_at)
-WHERE d.id = o.id`
-
-interface Attempt { deliveryId: number, at: number, result: AttemptResult }
+interface Attempt { deliveryId: number, subscriptionId: number, at: number, result: AttemptResult }
 
 /** Subscriptions and the outbox on PostgreSQL; attempt outcomes are written many to a statement. */
 export class PostgresWebhooks implements WebhookStore {
@@ -44,20 +20,80 @@ export class PostgresWebhooks implements WebhookStore {
     this.#attempts = new GroupCommit((attempts: Attempt[]) => this.#recordAttempts(attempts), { maxInFlight: 2 })
   }
 
-  async addSubscription ({ url, secret, description = null, operator, owner = null, maxForOwner }: NewSubscription) {
+  async addSubscription ({ url, secret, description = null, operator, owner = null, events = null, maxPerSecond = null, maxForOwner }: NewSubscription) {
     return this.#db.transaction(async (client) => {
       // Two instances adding for one owner at once take turns, so the cap holds across instances.
       if (owner !== null) await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`webhook-owner ${owner}`])
-      const { rows: [row] } = await client.query<SubscriptionRow>(`INSERT INTO webhook_subscriptions (url, secret, description, operator, owner, created_at)
-        SELECT $1, $2, $3, $4, $5, $6 WHERE $7::int IS NULL
+      const { rows: [row] } = await client.query<SubscriptionRow>(`INSERT INTO webhook_subscriptions (url, secret, description, operator, owner, created_at, event_types, max_per_second)
+        SELECT $1, $2, $3, $4, $5, $6, $8, $9 WHERE $7::int IS NULL
           OR (SELECT count(*) FROM webhook_subscriptions WHERE owner = $5 AND removed_at IS NULL) < $7
-        RETURNING *`, [url, secret, description, operator, owner, Date.now(), maxForOwner ?? null])
+        RETURNING *, 0 AS backlog`, [url, secret, description, operator, owner, Date.now(), maxForOwner ?? null, eventTypesText(events), maxPerSecond])
       return row === undefined ? undefined : toSubscription(row)
     })
   }
 
-  async listSubscriptions ({ owner, after, limit, withLastError = false }: SubscriptionQuery = {}) {
-    return (await this.#db.query<SubscriptionRow>(`SELECT ${subscriptionColumns(withLastError)} FROM webhook_subscriptions s
+  async updateSubscription (id: number, changes: SubscriptionChanges) {
+    const row = await this.#db.transaction(async (client) => {
+      const { rows: [current] } = await client.query<SubscriptionRow>('SELECT * FROM webhook_subscriptions WHERE id = $1 AND removed_at IS NULL FOR UPDATE', [id])
+      if (current === undefined) return undefined
+      const now = Date.now()
+      const { columns, enabling } = changedColumns(toSubscription(current), changes, now)
+      if (columns.length > 0) {
+        await client.query(`UPDATE webhook_subscriptions SET ${columns.map(([name], i) => `${name} = $${i + 2}`).join(', ')} WHERE id = $1`,
+          [id, ...columns.map(([, value]) => value)])
+      }
+      if (enabling) {
+        await client.query(`UPDATE webhook_deliveries SET next_attempt_at = $1, locked_until = NULL
+          WHERE subscription_id = $2 AND delivered_at IS NULL AND failed_at IS NULL`, [now, id])
+      }
+      return (await client.query<SubscriptionRow>(`SELECT ${subscriptionColumns()} FROM webhook_subscriptions s WHERE s.id = $1`, [id])).rows[0]
+    })
+    return row === undefined ? undefined : toSubscription(row)
+  }
+
+  async recover (subscriptionId: number, since: Date) {
+    const now = Date.now()
+    const recovered = await this.#db.query<{ id: bigint }>(`UPDATE webhook_deliveries
+      SET failed_at = NULL, locked_until = NULL, next_attempt_at = $1, redelivered_at = $1
+      WHERE subscription_id = $2 AND created_at >= $3 AND delivered_at IS NULL AND (failed_at IS NOT NULL OR last_error IS NOT NULL)
+        AND subscription_id IN (SELECT id FROM webhook_subscriptions WHERE removed_at IS NULL) RETURNING id`, [now, subscriptionId, since.getTime()])
+    return recovered.length
+  }
+
+  async disableFailing (failingBefore: number, now = Date.now()) {
+    return this.#db.transaction(async (client) => {
+      const { rows } = await client.query<SubscriptionRow>(`UPDATE webhook_subscriptions SET disabled_at = $1
+        WHERE removed_at IS NULL AND disabled_at IS NULL AND failing_since <= $2 RETURNING *`, [now, failingBefore])
+      const disabled = rows.map(toSubscription)
+      for (const notice of disabledNotices(disabled, now)) {
+        await client.query(disabledNoticeSql, [notice.messageId, notice.payload, now, notice.subscription.id, notice.subscription.owner])
+      }
+      return disabled
+    })
+  }
+
+  async pruneDeliveries (before: number, max: number, after: number) {
+    return this.#db.transaction(async (client) => {
+      const { rows } = await client.query<{ id: bigint, created_at: bigint, delivered_at: bigint | null, failed_at: bigint | null, disabled_at: bigint | null }>(
+        retentionScanSql, [after, max])
+      const { remove, giveUp, next } = deliveryRetention(rows.map((row) => ({
+        id: Number(row.id),
+        createdAt: Number(row.created_at),
+        finishedAt: row.delivered_at !== null ? Number(row.delivered_at) : row.failed_at !== null ? Number(row.failed_at) : null,
+        pending: row.delivered_at === null && row.failed_at === null,
+        subscriptionDisabled: row.disabled_at !== null
+      })), before, max)
+      if (giveUp.length > 0) {
+        await client.query(`UPDATE webhook_deliveries SET failed_at = $1, last_error = $2
+          WHERE id = ANY($3::bigint[]) AND delivered_at IS NULL AND failed_at IS NULL`, [Date.now(), DISABLED_PAST_RETENTION, giveUp])
+      }
+      const deleted = remove.length === 0 ? 0 : (await client.query('DELETE FROM webhook_deliveries WHERE id = ANY($1::bigint[])', [remove])).rowCount ?? 0
+      return { deleted, next }
+    })
+  }
+
+  async listSubscriptions ({ owner, after, limit, withBacklog = false }: SubscriptionQuery = {}) {
+    return (await this.#db.query<SubscriptionRow>(`SELECT ${subscriptionColumns(withBacklog)} FROM webhook_subscriptions s
       WHERE s.removed_at IS NULL AND ($1::text IS NULL OR s.owner = $1) AND s.id > $2
       ORDER BY s.id LIMIT $3`, [owner ?? null, after ?? 0, limit ?? null])).map(toSubscription)
   }
@@ -85,9 +121,11 @@ export class PostgresWebhooks implements WebhookStore {
     return row === undefined ? undefined : toSubscription(row)
   }
 
-  async claim ({ subscriptionId, now, leaseMs, max }: DeliveryClaim) {
+  async claim ({ subscriptionId, now, leaseMs, max, perSecond = null }: DeliveryClaim) {
     const leaseUntil = now + leaseMs
-    const rows = await this.#db.query<DeliveryRow>(claimSql, [subscriptionId, now, leaseUntil, max], 'webhooks.claim')
+    const rows = perSecond === null
+      ? await this.#db.query<DeliveryRow>(claimSql, [subscriptionId, now, leaseUntil, max], 'webhooks.claim')
+      : await this.#throttledClaim(subscriptionId, now, leaseUntil, max, perSecond)
     if (rows.length === 0) return []
     // Read after the claim, so a secret rotated meanwhile already signs these deliveries.
     const [subscription] = await this.#db.query<SubscriptionRow>('SELECT * FROM webhook_subscriptions WHERE id = $1', [subscriptionId])
@@ -95,8 +133,23 @@ export class PostgresWebhooks implements WebhookStore {
     return rows.map((row) => toDelivery(row, toSubscription(subscription), leaseUntil)).sort((a, b) => a.id - b.id)
   }
 
-  async recordAttempt (deliveryId: number, result: AttemptResult) {
-    await this.#attempts.submit({ deliveryId, at: Date.now(), result })
+  /** A throttled subscription's claim spends its current second's allowance, shared by every instance (its row locked meanwhile). */
+  async #throttledClaim (subscriptionId: number, now: number, leaseUntil: number, max: number, perSecond: number) {
+    const second = Math.floor(now / 1000)
+    return this.#db.transaction(async (client) => {
+      const { rows: [quota] } = await client.query<{ used: number }>(quotaSql, [subscriptionId, second])
+      const allowed = Math.min(max, perSecond - (quota?.used ?? perSecond))
+      if (allowed <= 0) return []
+      const { rows } = await client.query<DeliveryRow>(claimSql, [subscriptionId, now, leaseUntil, allowed])
+      if (rows.length > 0) {
+        await client.query('UPDATE webhook_subscriptions SET rate_second = $2, rate_used = $3 WHERE id = $1', [subscriptionId, second, quota!.used + rows.length])
+      }
+      return rows
+    })
+  }
+
+  async recordAttempt ({ id, subscriptionId }: Pick<Delivery, 'id' | 'subscriptionId'>, result: AttemptResult) {
+    await this.#attempts.submit({ deliveryId: id, subscriptionId, at: Date.now(), result })
   }
 
   async #recordAttempts (attempts: Attempt[]) {
@@ -109,6 +162,9 @@ export class PostgresWebhooks implements WebhookStore {
       attempts.map((a) => !a.result.delivered && a.result.nextAttemptAt === null),
       attempts.map((a) => a.result.nextAttemptAt?.getTime() ?? null)
     ], 'webhooks.attempts')
+    const health = healthChanges(attempts.map((a) => ({ subscriptionId: a.subscriptionId, at: a.at, delivered: a.result.delivered, error: a.result.error })))
+    await this.#db.query(healthSql, [health.map((h) => h.subscriptionId), health.map((h) => h.lastSuccessAt), health.map((h) => h.failures),
+      health.map((h) => h.firstFailureAt), health.map((h) => h.lastError)], 'webhooks.health')
     return attempts.map(() => null)
   }
 

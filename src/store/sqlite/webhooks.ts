@@ -2,7 +2,10 @@ import type Database from 'better-sqlite3'
 import type { GroupCommit } from '../group-commit.js'
 import { subscriptionColumns, toDelivery, toDeliveryReport, toSubscription } from '../rows.js'
 import type { DeliveryReportRow, DeliveryRow, SubscriptionRow } from '../rows.js'
-import type { AttemptResult, DeliveryClaim, DeliveryQuery, NewSubscription, SubscriptionQuery, WebhookStore } from '../store.js'
+import type { AttemptResult, Delivery, DeliveryClaim, DeliveryQuery, NewSubscription, SubscriptionChanges, SubscriptionQuery, WebhookStore } from '../store.js'
+import { eventTypesText } from '../../contract/webhook.js'
+import { changedColumns, disabledNotices } from '../subscription-changes.js'
+import { CHOSE_TYPE } from './outbox.js'
 import { guard, opaqueInteger, Statements } from './connection.js'
 import type { WriteJob, WriteResult } from './write-jobs.js'
 
@@ -22,17 +25,71 @@ export class SqliteWebhooks implements WebhookStore {
     this.#writes = writes
   }
 
-  async addSubscription ({ url, secret, description = null, operator, owner = null, maxForOwner }: NewSubscription) {
+  async addSubscription ({ url, secret, description = null, operator, owner = null, events = null, maxPerSecond = null, maxForOwner }: NewSubscription) {
     // One connection, one statement: the count and the insert cannot interleave with another add.
-    const row = guard(() => this.#sql.get<{}, SubscriptionRow>(`INSERT INTO webhook_subscriptions (url, secret, description, operator, owner, created_at)
-      SELECT @url, @secret, @description, @operator, @owner, @now
+    const row = guard(() => this.#sql.get<{}, SubscriptionRow>(`INSERT INTO webhook_subscriptions (url, secret, description, operator, owner, event_types, max_per_second, created_at)
+      SELECT @url, @secret, @description, @operator, @owner, @events, @maxPerSecond, @now
       WHERE @max IS NULL OR (SELECT count(*) FROM webhook_subscriptions WHERE owner = @owner AND removed_at IS NULL) < @max
-      RETURNING *`).get({ url, secret, description, operator: operator ? 1 : 0, owner, now: Date.now(), max: maxForOwner ?? null }))
+      RETURNING *, 0 AS backlog`).get({
+      url, secret, description, operator: operator ? 1 : 0, owner, events: eventTypesText(events), maxPerSecond, now: Date.now(), max: maxForOwner ?? null
+    }))
     return row === undefined ? undefined : toSubscription(row)
   }
 
-  async listSubscriptions ({ owner, after, limit, withLastError = false }: SubscriptionQuery = {}) {
-    return guard(() => this.#sql.get<{}, SubscriptionRow>(`SELECT ${subscriptionColumns(withLastError)} FROM webhook_subscriptions s
+  async updateSubscription (id: number, changes: SubscriptionChanges) {
+    const update = this.#db.transaction(() => {
+      const current = this.#sql.get<[number], SubscriptionRow>('SELECT * FROM webhook_subscriptions WHERE id = ? AND removed_at IS NULL').get(id)
+      if (current === undefined) return undefined
+      const now = Date.now()
+      const { columns, enabling } = changedColumns(toSubscription(current), changes, now)
+      if (columns.length > 0) {
+        this.#sql.get(`UPDATE webhook_subscriptions SET ${columns.map(([name]) => `${name} = ?`).join(', ')} WHERE id = ?`)
+          .run(...columns.map(([, value]) => value), id)
+      }
+      if (enabling) {
+        this.#sql.get(`UPDATE webhook_deliveries SET next_attempt_at = ?, locked_until = NULL
+          WHERE subscription_id = ? AND delivered_at IS NULL AND failed_at IS NULL`).run(now, id)
+      }
+      return this.#sql.get<[number], SubscriptionRow>(`SELECT ${subscriptionColumns()} FROM webhook_subscriptions s WHERE s.id = ?`).get(id)
+    })
+    const row = guard(() => update.immediate())
+    return row === undefined ? undefined : toSubscription(row)
+  }
+
+  async recover (subscriptionId: number, since: Date) {
+    const now = Date.now()
+    return guard(() => this.#sql.get(`UPDATE webhook_deliveries
+      SET failed_at = NULL, locked_until = NULL, next_attempt_at = ?, redelivered_at = ?
+      WHERE subscription_id = ? AND created_at >= ? AND delivered_at IS NULL AND (failed_at IS NOT NULL OR last_error IS NOT NULL)
+        AND subscription_id IN (SELECT id FROM webhook_subscriptions WHERE removed_at IS NULL)`).run(now, now, subscriptionId, since.getTime()).changes)
+  }
+
+  async disableFailing (failingBefore: number, now = Date.now()) {
+    // Asked every poll: a read first, so that nothing takes the write lock while nobody is failing.
+    const failing = guard(() => this.#sql.get<[number], number>(`SELECT 1 FROM webhook_subscriptions
+      WHERE removed_at IS NULL AND disabled_at IS NULL AND failing_since <= ? LIMIT 1`).get(failingBefore))
+    if (failing === undefined) return []
+    const disable = this.#db.transaction(() => {
+      const rows = this.#sql.get<[number, number], SubscriptionRow>(`UPDATE webhook_subscriptions SET disabled_at = ?
+        WHERE removed_at IS NULL AND disabled_at IS NULL AND failing_since <= ? RETURNING *`).all(now, failingBefore)
+      const disabled = rows.map(toSubscription)
+      for (const notice of disabledNotices(disabled, now)) {
+        this.#sql.get(`INSERT INTO webhook_deliveries (message_id, subscription_id, plant_id, payload, created_at, next_attempt_at, event_type)
+          SELECT ?, id, 0, ?, ?, ?, 'webhook.disabled' FROM webhook_subscriptions
+          WHERE removed_at IS NULL AND id <> ? AND (owner IS NULL OR owner = ?) AND ${CHOSE_TYPE}`)
+          .run(notice.messageId, notice.payload, now, now, notice.subscription.id, notice.subscription.owner, ' webhook.disabled ')
+      }
+      return disabled
+    })
+    return guard(() => disable.immediate())
+  }
+
+  async pruneDeliveries (before: number, max: number, after: number) {
+    return await this.#writes.submit({ op: 'pruneDeliveries', before, max, after }) as { deleted: number, next: number | undefined }
+  }
+
+  async listSubscriptions ({ owner, after, limit, withBacklog = false }: SubscriptionQuery = {}) {
+    return guard(() => this.#sql.get<{}, SubscriptionRow>(`SELECT ${subscriptionColumns(withBacklog)} FROM webhook_subscriptions s
       WHERE s.removed_at IS NULL AND (@owner IS NULL OR s.owner = @owner) AND s.id > ${opaqueInteger('@after')}
       ORDER BY s.id LIMIT ${opaqueInteger('@limit')}`).all({ owner: owner ?? null, after: after ?? 0, limit: limit ?? -1 }).map(toSubscription))
   }
@@ -61,9 +118,9 @@ export class SqliteWebhooks implements WebhookStore {
     return row === undefined ? undefined : toSubscription(row)
   }
 
-  async claim ({ subscriptionId, now, leaseMs, max }: DeliveryClaim) {
+  async claim ({ subscriptionId, now, leaseMs, max, perSecond = null }: DeliveryClaim) {
     const leaseUntil = now + leaseMs
-    const rows = await this.#writes.submit({ op: 'claim', subscriptionId, now, leaseUntil, max }) as DeliveryRow[]
+    const rows = await this.#writes.submit({ op: 'claim', subscriptionId, now, leaseUntil, max, perSecond }) as DeliveryRow[]
     if (rows.length === 0) return []
     // Read after the claim, so a secret rotated meanwhile already signs these deliveries.
     const subscription = guard(() => this.#sql.get<[number], SubscriptionRow>('SELECT * FROM webhook_subscriptions WHERE id = ?').get(subscriptionId))
@@ -71,8 +128,8 @@ export class SqliteWebhooks implements WebhookStore {
     return rows.map((row) => toDelivery(row, toSubscription(subscription), leaseUntil)).sort((a, b) => a.id - b.id)
   }
 
-  async recordAttempt (deliveryId: number, result: AttemptResult) {
-    await this.#writes.submit({ op: 'attempt', deliveryId, at: Date.now(), result })
+  async recordAttempt ({ id, subscriptionId }: Pick<Delivery, 'id' | 'subscriptionId'>, result: AttemptResult) {
+    await this.#writes.submit({ op: 'attempt', deliveryId: id, subscriptionId, at: Date.now(), result })
   }
 
   async listDeliveries ({ limit, subscriptionId, before }: DeliveryQuery) {

@@ -3,11 +3,12 @@ import { plantOfRow } from '../../contract/plant.js'
 import type { PlantRow } from '../../contract/plant.js'
 import type { DeliveryRow } from '../rows.js'
 import { sameOrConflict } from '../store.js'
-import type { AttemptResult, CreateOutcome, Plant } from '../store.js'
-import { opaqueInteger } from './connection.js'
+import type { CreateOutcome, Plant } from '../store.js'
 import type { SqliteSynchronous } from './connection.js'
 import { preparePrune } from './prune.js'
 import { prepareOutbox } from './outbox.js'
+import { prepareDeliveryJobs } from './delivery-jobs.js'
+import type { DeliveryJob } from './delivery-jobs.js'
 
 /**
  * The writes that go through the store's one write queue (on a file, the writer thread): creates,
@@ -16,8 +17,7 @@ import { prepareOutbox } from './outbox.js'
  */
 export type WriteJob =
   | { op: 'create', plant: Plant }
-  | { op: 'claim', subscriptionId: number, now: number, leaseUntil: number, max: number }
-  | { op: 'attempt', deliveryId: number, at: number, result: AttemptResult }
+  | DeliveryJob
   | { op: 'prune', before: number, max: number }
 
 /**
@@ -26,28 +26,13 @@ export type WriteJob =
  */
 export type CreateResult = 0 | 1 | 2 | Plant
 
-export type WriteResult = CreateResult | DeliveryRow[] | number | null
+export type WriteResult = CreateResult | DeliveryRow[] | number | null | { deleted: number, next: number | undefined }
 
 /** The outcome a create's result stands for. */
 export function createOutcome (plant: Plant, result: CreateResult): CreateOutcome {
   if (typeof result !== 'number') return { kind: 'conflict', plant: result }
   return result === 2 ? { kind: 'replayed', plant } : { kind: 'created', plant, enqueued: result === 1 }
 }
-
-const claimSql = `
-UPDATE webhook_deliveries SET locked_until = :leaseUntil
-WHERE id IN (
-  SELECT id FROM webhook_deliveries
-  WHERE subscription_id = ${opaqueInteger(':subscriptionId')} AND delivered_at IS NULL AND failed_at IS NULL
-    AND next_attempt_at <= :now AND (locked_until IS NULL OR locked_until <= :now)
-  ORDER BY next_attempt_at, id
-  LIMIT ${opaqueInteger(':max')})
-RETURNING id, message_id, subscription_id, payload, attempts, created_at, redelivered_at`
-
-const attemptSql = `
-UPDATE webhook_deliveries SET attempts = attempts + 1, locked_until = NULL, last_status = ?, last_error = ?,
-  last_attempt_at = ?, delivered_at = ?, failed_at = ?, next_attempt_at = coalesce(?, next_attempt_at)
-WHERE id = ?`
 
 /**
  * Runs a batch of jobs in one IMMEDIATE transaction, each with its own result, in order (two creates
@@ -60,8 +45,7 @@ export function createWriteRunner (db: Database.Database, synchronous: SqliteSyn
   const insertPlant = db.prepare('INSERT INTO plants (id, name, tag, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING')
   const selectPlant = db.prepare<[bigint], PlantRow>('SELECT id, name, tag FROM plants WHERE id = ?')
   const outbox = prepareOutbox(db)
-  const claim = db.prepare<{}, DeliveryRow>(claimSql)
-  const attempt = db.prepare(attemptSql)
+  const deliveries = prepareDeliveryJobs(db)
   const prune = preparePrune(db)
 
   const create = (plant: Plant, now: number, subscribed: boolean): CreateResult => {
@@ -76,13 +60,11 @@ export function createWriteRunner (db: Database.Database, synchronous: SqliteSyn
       case 'create':
         return create(job.plant, now, subscribed)
       case 'claim':
-        return claim.all({ subscriptionId: job.subscriptionId, now: job.now, leaseUntil: job.leaseUntil, max: job.max })
-      case 'attempt': {
-        const { delivered, status, error, nextAttemptAt } = job.result
-        attempt.run(status, error, job.at, delivered ? job.at : null, !delivered && nextAttemptAt === null ? job.at : null,
-          nextAttemptAt?.getTime() ?? null, job.deliveryId)
-        return null
-      }
+        return deliveries.claim(job)
+      case 'attempt':
+        return deliveries.attempt(job)
+      case 'pruneDeliveries':
+        return deliveries.pruneDeliveries(job)
       case 'prune':
         return prune(job.before, job.max)
     }
@@ -90,14 +72,19 @@ export function createWriteRunner (db: Database.Database, synchronous: SqliteSyn
   const batch = db.transaction((jobs: WriteJob[]) => {
     const now = Date.now()
     const subscribed = outbox.anySubscriber()
-    return jobs.map((job) => run(job, now, subscribed))
+    const results = jobs.map((job) => run(job, now, subscribed))
+    const attempts = jobs.filter((job) => job.op === 'attempt')
+    if (attempts.length > 0) {
+      deliveries.health(attempts.map(({ subscriptionId, at, result }) => ({ subscriptionId, at, delivered: result.delivered, error: result.error })))
+    }
+    return results
   })
 
   const relaxable = synchronous === 'FULL' || synchronous === 'EXTRA'
   let current = synchronous
   return (jobs) => {
     if (relaxable) {
-      const wanted = jobs.some((job) => job.op === 'create' || job.op === 'prune') ? synchronous : 'NORMAL'
+      const wanted = jobs.some((job) => job.op === 'create' || job.op === 'prune' || job.op === 'pruneDeliveries') ? synchronous : 'NORMAL'
       if (wanted !== current) db.pragma(`synchronous = ${wanted}`)
       current = wanted
     }

@@ -19,7 +19,7 @@ function stopThread (thread: Worker): Promise<void> {
 
 interface FromThread {
   log?: { level: LogLevel, fields: object, msg: string }
-  metrics?: { outcomes: Record<'delivered' | 'failed' | 'given_up', number>, lags: number[], concurrency: Array<[number, number]> }
+  metrics?: { outcomes: Record<'delivered' | 'failed' | 'given_up', number>, lags: number[], disabled: number, concurrency: Array<[number, number]> }
   refreshed?: number
   unsubscribed?: true
   stopped?: true
@@ -104,7 +104,7 @@ export class DispatcherThread implements Dispatcher {
   }
 
   #spawn () {
-    const { database, log, connectWriter, dispatcher: { onAttempt, onDelivered, ...settings } } = this.#options
+    const { database, log, connectWriter, dispatcher: { onAttempt, onDelivered, onDisabled, ...settings } } = this.#options
     const writerPort = connectWriter?.()
     const levels = (['debug', 'info', 'warn', 'error'] as const).filter((level) => LEVELS.indexOf(level) >= LEVELS.indexOf(log.level))
     const thread = spawnWorker(import.meta.url, 'dispatcher-worker', {
@@ -158,7 +158,8 @@ export class DispatcherThread implements Dispatcher {
   #receive (message: FromThread) {
     if (message.log !== undefined) this.#options.log[message.log.level](message.log.fields, message.log.msg)
     if (message.metrics !== undefined) {
-      const { outcomes, lags, concurrency } = message.metrics
+      const { outcomes, lags, disabled, concurrency } = message.metrics
+      for (let i = 0; i < disabled; i++) this.#options.dispatcher.onDisabled?.()
       for (const [outcome, count] of Object.entries(outcomes) as Array<[keyof typeof outcomes, number]>) {
         if (count > 0) this.#options.dispatcher.onAttempt?.(outcome, count)
       }

@@ -26,10 +26,12 @@ const log: Log = { debug: relay('debug'), info: relay('info'), warn: relay('warn
 // Metrics are sent in small batches rather than one message per delivery.
 let outcomes = { delivered: 0, failed: 0, given_up: 0 }
 let lags: number[] = []
+let disabled = 0
 function sendMetrics () {
-  port.postMessage({ metrics: { outcomes, lags, concurrency: [...dispatcher.concurrency()] } })
+  port.postMessage({ metrics: { outcomes, lags, disabled, concurrency: [...dispatcher.concurrency()] } })
   outcomes = { delivered: 0, failed: 0, given_up: 0 }
   lags = []
+  disabled = 0
 }
 
 const store = await openWebhookStore(database, writerPort)
@@ -37,6 +39,7 @@ const dispatcher = new WebhookDispatcher(store.webhooks, log, {
   ...settings,
   onAttempt: (outcome) => { outcomes[outcome]++ },
   onDelivered: (lagSeconds) => { lags.push(lagSeconds) },
+  onDisabled: () => { disabled++ },
   // The main thread reads the subscribers only while no thread runs; this one tells it when none are left.
   onSubscribers: (count) => { if (count === 0) port.postMessage({ unsubscribed: true }) }
 })

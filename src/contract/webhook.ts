@@ -1,0 +1,60 @@
+import type { EventType } from './events.js'
+
+/**
+ * The Standard Webhooks envelope a subscription that chose its events receives: `{"type", "timestamp",
+ * "data"}`, the data as the event log holds it (JSON text, ids with every digit).
+ */
+export function envelopeJson (type: EventType, timestamp: string, data: string): string {
+  return `{"type":"${type}","timestamp":"${timestamp}","data":${data}}`
+}
+
+/** The subscription's chosen types as the store keeps them (space-separated), and back. */
+export const eventTypesText = (events: readonly EventType[] | null | undefined): string | null =>
+  events === null || events === undefined ? null : [...new Set(events)].join(' ')
+export const eventTypesOf = (text: string | null): EventType[] | null =>
+  text === null ? null : text.split(' ') as EventType[]
+
+/** What a subscription is, as the API shows it (never its secret) and `webhook.disabled` carries it. */
+export interface SubscriptionView {
+  id: number
+  url: string
+  description: string | null
+  createdAt: string
+  events: EventType[] | null
+  maxPerSecond: number | null
+  state: 'enabled' | 'disabled'
+  lastSuccessAt: string | null
+  consecutiveFailures: number
+  lastError: string | null
+  backlog?: number
+}
+
+interface ViewedSubscription {
+  id: number
+  url: string
+  description: string | null
+  createdAt: Date
+  events: EventType[] | null
+  maxPerSecond: number | null
+  state: 'enabled' | 'disabled'
+  lastSuccessAt: Date | null
+  consecutiveFailures: number
+  lastError: string | null
+  backlog: number | null
+}
+
+export function subscriptionView (s: ViewedSubscription): SubscriptionView {
+  return {
+    id: s.id,
+    url: s.url,
+    description: s.description,
+    createdAt: s.createdAt.toISOString(),
+    events: s.events,
+    maxPerSecond: s.maxPerSecond,
+    state: s.state,
+    lastSuccessAt: s.lastSuccessAt?.toISOString() ?? null,
+    consecutiveFailures: s.consecutiveFailures,
+    lastError: s.lastError,
+    ...(s.backlog !== null && { backlog: s.backlog })
+  }
+}
