@@ -89,6 +89,8 @@ export default async function plantRoutes (app: FastifyInstance, { readCacheByte
       const header = request.headers['if-match']
       const plant = written(await store.plants.replace(plantOfBody(id, body), ifMatch(header)), id, header)
       app.events.wake()
+      // Subscriptions may have chosen this event's type.
+      app.webhooks.wake()
       reply.header('etag', etagOf(plant))
       return reply.type(JSON_TYPE).send(plantJson(plant))
     }
@@ -101,6 +103,7 @@ export default async function plantRoutes (app: FastifyInstance, { readCacheByte
       const header = request.headers['if-match']
       written(await store.plants.delete(id, ifMatch(header)), id, header)
       app.events.wake()
+      app.webhooks.wake()
       return reply.code(204).send()
     }
   })

@@ -33,6 +33,30 @@ describe('webhooks from the command line', () => {
     assert.equal((await run(['webhooks', 'remove', '999', '--database', database])).code, 1)
   })
 
+  test('add --events --max-per-second, disable, enable, recover; bad lists are usage errors', async () => {
+    const database = newDatabase()
+    const added = await run(['webhooks', 'add', 'http://127.0.0.1:9/hook', '--events', 'plant.created,webhook.disabled', '--max-per-second', '3', '--json', '--database', database])
+    assert.equal(added.code, 0, added.stderr)
+    const { id } = JSON.parse(added.stdout)
+    const listed = async () => JSON.parse((await run(['webhooks', 'list', '--json', '--database', database])).stdout)[0]
+    assert.deepEqual((({ events, state, backlog }) => ({ events, state, backlog }))(await listed()),
+      { events: ['plant.created', 'webhook.disabled'], state: 'enabled', backlog: 0 })
+    assert.equal((await run(['webhooks', 'disable', String(id), '--database', database])).code, 0)
+    assert.equal((await listed()).state, 'disabled')
+    const enabled = await run(['webhooks', 'enable', String(id), '--database', database])
+    assert.equal(enabled.stdout, `subscription ${id}: enabled\n`)
+    assert.equal((await listed()).state, 'enabled')
+    const recovered = await run(['webhooks', 'recover', String(id), '--since', '2026-01-01T00:00:00Z', '--database', database])
+    assert.equal(recovered.stdout, `subscription ${id}: 0 events due again\n`)
+    for (const bad of [['--events', 'plant.eaten'], ['--events', ''], ['--max-per-second', '0']]) {
+      const refused = await run(['webhooks', 'add', 'http://127.0.0.1:9/hook', ...bad, '--database', database])
+      assert.equal(refused.code, 2, refused.stderr)
+      assert.match(refused.stderr, /^plantstore: invalid --(events|max-per-second)/)
+    }
+    assert.equal((await run(['webhooks', 'enable', '999', '--database', database])).code, 1)
+    assert.equal((await run(['webhooks', 'recover', '999', '--since', '2026-01-01T00:00:00Z', '--database', database])).code, 1)
+  })
+
   test('the dispatcher thread runs while anyone subscribes: it starts with the first subscriber and ends after the last', async (t) => {
     const database = newDatabase()
     const receiver = await startReceiver(() => 200)

@@ -1,29 +1,10 @@
 import assert from 'node:assert/strict'
-import { Writable } from 'node:stream'
 import { describe, test } from 'node:test'
-import { Webhook } from 'standardwebhooks'
 import { checkWebhookUrl, isPublicAddress, publicOnlyLookup } from '../../src/webhooks/address-policy.js'
 import { build, createToken, DATABASES } from '../helper.js'
 import type { App } from '../helper.js'
+import { setup, verify } from '../webhook-manager.js'
 import { startReceiver, waitFor } from '../receiver.js'
-import type { Received } from '../receiver.js'
-
-const verify = (secret: string, request: Received) => new Webhook(secret).verify(request.body, request.headers as Record<string, string>)
-
-/** An app whose integrators may target loopback receivers (as tests must), a manager's token, and a sender. */
-async function setup (t: Parameters<typeof build>[0], database: string, raw: Record<string, string> = {}) {
-  let log = ''
-  const logStream = new Writable({ write (chunk, _encoding, done) { log += String(chunk); done() } })
-  const app = await build(t, { database, webhookAllowPrivate: 'true', webhookRetryBase: '50ms', logLevel: 'trace', ...raw }, { logStream })
-  const manager = await createToken(app, { scopes: ['webhooks:manage', 'plants:write'] })
-  const send = (method: string, url: string, payload?: unknown, token = manager) => app.inject({
-    method: method as 'GET',
-    url,
-    headers: { authorization: `Bearer ${token}`, ...(payload !== undefined && { 'content-type': 'application/json' }) },
-    ...(payload !== undefined && { payload: JSON.stringify(payload) })
-  })
-  return { app, send, manager, log: () => log }
-}
 
 async function deliveries (app: App, send: Awaited<ReturnType<typeof setup>>['send'], id: number) {
   return (await send('GET', `/webhooks/${id}/deliveries`)).json() as Array<{ id: string, plantId: number, state: string, attempts: number }>

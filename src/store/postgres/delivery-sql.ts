@@ -19,11 +19,16 @@ UPDATE webhook_deliveries d SET locked_until = $3
 FROM due WHERE d.id = due.id
 RETURNING d.id, d.message_id, d.subscription_id, d.payload, d.attempts, d.created_at, d.redelivered_at`
 
-/** Many attempts' outcomes in one statement: $1 ids, $2 statuses, $3 errors, $4 times, $5 delivered, $6 given up, $7 next attempts. */
+/**
+ * Many attempts' outcomes in one statement; a give-up made while the attempt was in flight (the
+ * subscription removed, retention) stays. $1 ids, $2 statuses, $3 errors, $4 times, $5 delivered,
+ * $6 given up, $7 next attempts.
+ */
 export const attemptsSql = `
 UPDATE webhook_deliveries d SET attempts = d.attempts + 1, locked_until = NULL, last_status = o.status,
   last_error = o.error, last_attempt_at = o.at,
-  delivered_at = CASE WHEN o.delivered THEN o.at END, failed_at = CASE WHEN o.given_up THEN o.at END,
+  delivered_at = CASE WHEN o.delivered THEN o.at ELSE d.delivered_at END,
+  failed_at = CASE WHEN o.given_up THEN o.at ELSE d.failed_at END,
   next_attempt_at = coalesce(o.next_at, d.next_attempt_at)
 FROM unnest($1::bigint[], $2::int[], $3::text[], $4::bigint[], $5::bool[], $6::bool[], $7::bigint[])
   AS o (id, status, error, at, delivered, given_up, next_at)

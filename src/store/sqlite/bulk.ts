@@ -67,7 +67,7 @@ export class SqliteBulk implements BulkStore {
         else if (onConflict === 'skip') result.kept++
         else if (onConflict === 'replace') {
           update.run(plant.name, plant.tag ?? null, plant.id)
-          if (notify) outbox.record({ type: 'plant.updated', plant }, now, false)
+          if (notify) outbox.record({ type: 'plant.updated', plant }, now, subscribed)
           result.replaced++
         } else {
           // What came before the conflict is committed, so a rerun after the fix goes on from there.

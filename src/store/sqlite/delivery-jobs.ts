@@ -22,9 +22,10 @@ WHERE id IN (
   LIMIT ${opaqueInteger(':max')})
 RETURNING id, message_id, subscription_id, payload, attempts, created_at, redelivered_at`
 
+// A give-up made while the attempt was in flight (the subscription removed, retention) stays.
 const attemptSql = `
 UPDATE webhook_deliveries SET attempts = attempts + 1, locked_until = NULL, last_status = ?, last_error = ?,
-  last_attempt_at = ?, delivered_at = ?, failed_at = ?, next_attempt_at = coalesce(?, next_attempt_at)
+  last_attempt_at = ?, delivered_at = coalesce(?, delivered_at), failed_at = coalesce(?, failed_at), next_attempt_at = coalesce(?, next_attempt_at)
 WHERE id = ?`
 
 /** A batch of attempts' effect on one subscription (see healthChanges). */

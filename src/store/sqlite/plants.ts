@@ -50,7 +50,7 @@ export class SqlitePlants implements PlantStore {
       const current = plantOfRow(row)
       if (precondition !== undefined && !precondition(current)) return { kind: 'precondition-failed', plant: current }
       const change = apply(current)
-      outbox.record(change, Date.now(), false)
+      outbox.record(change, Date.now(), outbox.anySubscriber())
       return { kind: 'done', plant: change.type === 'plant.deleted' ? current : change.plant as Plant }
     })
     this.#replace = (plant, precondition) => guardedWrite.immediate(plant.id, precondition, () => {
