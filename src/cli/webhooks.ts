@@ -1,6 +1,7 @@
 import type { Command } from 'commander'
 import { EVENT_TYPES } from '../contract/events.js'
 import type { EventType } from '../contract/events.js'
+import { isDateTime } from '../contract/validators.js'
 import { generateSecret } from '../webhooks/signature.js'
 import { databaseOption } from './options.js'
 import { printJson, printTable, withStore } from './store-access.js'
@@ -94,8 +95,8 @@ export function registerWebhooks (program: Command) {
     .requiredOption('--since <time>', 'RFC 3339, e.g. 2026-11-24T08:00:00Z')
     .addOption(databaseOption())
     .action(async (id: string, options: { database?: string, since: string }) => {
+      if (!isDateTime(options.since)) throw new UsageError(`invalid --since ${options.since}: expected an RFC 3339 time with its zone`)
       const since = Date.parse(options.since)
-      if (Number.isNaN(since)) throw new UsageError(`invalid --since ${options.since}: expected an RFC 3339 time`)
       const recovered = await withStore(options.database, async (store) => {
         if (await store.webhooks.getSubscription(subscriptionId(id)) === undefined) throw new CommandFailure(`no webhook subscription ${id}`)
         return store.webhooks.recover(Number(id), new Date(since))

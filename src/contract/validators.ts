@@ -66,16 +66,17 @@ function withExactInt64 (schema: unknown): unknown {
   return isString ? { ...typed, 'x-unicode': true } : typed
 }
 
+/** An RFC 3339 date-time with its zone, and a real date (as a recovery's `since` must be, over HTTP and in the CLI). */
+export function isDateTime (text: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(text) && !Number.isNaN(Date.parse(text))
+}
+
 function createAjv (coerceTypes: boolean) {
   const ajv = new Ajv({ coerceTypes, allErrors: false, strict: false, useDefaults: true })
   ajv.addKeyword({ keyword: 'x-int64', modifying: true, errors: true, validate: int64Validator(coerceTypes) })
   ajv.addKeyword({ keyword: 'x-unicode', errors: true, validate: unicodeValidator() })
   ajv.addFormat('int32', { type: 'number', validate: (n: number) => n >= -(2 ** 31) && n < 2 ** 31 })
-  // RFC 3339 with a zone (as `since` of a recovery must be), and a real date.
-  ajv.addFormat('date-time', {
-    type: 'string',
-    validate: (text: string) => /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(text) && !Number.isNaN(Date.parse(text))
-  })
+  ajv.addFormat('date-time', { type: 'string', validate: isDateTime })
   // Webhook URLs are checked by their route, which can say why one is refused (code 1004).
   ajv.addFormat('uri', true)
   return ajv

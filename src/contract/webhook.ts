@@ -14,6 +14,9 @@ export const eventTypesText = (events: readonly EventType[] | null | undefined):
 export const eventTypesOf = (text: string | null): EventType[] | null =>
   text === null ? null : text.split(' ') as EventType[]
 
+/** enabled: delivered to; disabled (by its owner, or after failing too long): nothing is sent, its events are kept. */
+export type SubscriptionState = 'enabled' | 'disabled'
+
 /** What a subscription is, as the API shows it (never its secret) and `webhook.disabled` carries it. */
 export interface SubscriptionView {
   id: number
@@ -22,26 +25,16 @@ export interface SubscriptionView {
   createdAt: string
   events: EventType[] | null
   maxPerSecond: number | null
-  state: 'enabled' | 'disabled'
+  state: SubscriptionState
   lastSuccessAt: string | null
   consecutiveFailures: number
   lastError: string | null
   backlog?: number
 }
 
-interface ViewedSubscription {
-  id: number
-  url: string
-  description: string | null
-  createdAt: Date
-  events: EventType[] | null
-  maxPerSecond: number | null
-  state: 'enabled' | 'disabled'
-  lastSuccessAt: Date | null
-  consecutiveFailures: number
-  lastError: string | null
-  backlog: number | null
-}
+/** The same, with times as dates and the backlog null where it was not counted. */
+type ViewedSubscription = Omit<SubscriptionView, 'createdAt' | 'lastSuccessAt' | 'backlog'> &
+  { createdAt: Date, lastSuccessAt: Date | null, backlog: number | null }
 
 export function subscriptionView (s: ViewedSubscription): SubscriptionView {
   return {

@@ -3,7 +3,7 @@ import { operation } from '../contract/document.js'
 import { plantJson, plantOfBody, plantsJson } from '../contract/plant.js'
 import { etagOf, ifMatch, noneMatch } from '../contract/etag.js'
 import { NotFound, PlantConflict, PreconditionFailed, SchemaMismatch } from '../contract/errors.js'
-import type { Plant, WriteOutcome } from '../store/store.js'
+import type { WriteOutcome } from '../store/store.js'
 import { ReadCache } from './read-cache.js'
 
 // Shapes as validated against the document: ids are exact bigints (see contract/validators.ts).
@@ -17,10 +17,10 @@ const JSON_TYPE = 'application/json; charset=utf-8'
 const POSITION_HEADER = 'plantstore-event-position'
 
 /** A replace or delete that did not happen, as its error; the plant when it did. */
-function written (outcome: WriteOutcome, id: bigint, ifMatchHeader: string | undefined): Plant {
+function written (outcome: WriteOutcome, id: bigint, ifMatchHeader: string | undefined): Extract<WriteOutcome, { kind: 'done' }> {
   if (outcome.kind === 'missing') throw notFound(id)
   if (outcome.kind === 'precondition-failed') throw new PreconditionFailed(ifMatchHeader, etagOf(outcome.plant))
-  return outcome.plant
+  return outcome
 }
 
 export default async function plantRoutes (app: FastifyInstance, { readCacheBytes }: { readCacheBytes: number }) {
@@ -87,10 +87,9 @@ export default async function plantRoutes (app: FastifyInstance, { readCacheByte
       const body = request.body as PlantBody
       if (body.id !== undefined && body.id !== id) throw new SchemaMismatch(`body/id ${body.id} must equal the id in the path, ${id}`)
       const header = request.headers['if-match']
-      const plant = written(await store.plants.replace(plantOfBody(id, body), ifMatch(header)), id, header)
+      const { plant, enqueued } = written(await store.plants.replace(plantOfBody(id, body), ifMatch(header)), id, header)
       app.events.wake()
-      // Subscriptions may have chosen this event's type.
-      app.webhooks.wake()
+      if (enqueued) app.webhooks.wake()
       reply.header('etag', etagOf(plant))
       return reply.type(JSON_TYPE).send(plantJson(plant))
     }
@@ -101,9 +100,9 @@ export default async function plantRoutes (app: FastifyInstance, { readCacheByte
     handler: async (request, reply) => {
       const { id } = request.params as IdParams
       const header = request.headers['if-match']
-      written(await store.plants.delete(id, ifMatch(header)), id, header)
+      const { enqueued } = written(await store.plants.delete(id, ifMatch(header)), id, header)
       app.events.wake()
-      app.webhooks.wake()
+      if (enqueued) app.webhooks.wake()
       return reply.code(204).send()
     }
   })

@@ -12,11 +12,8 @@ const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000
 
 interface IdParams { id: bigint }
 
-/** A subscription as the API shows it: never its secret (see withSecret). */
-const view = (subscription: Subscription) => subscriptionView(subscription)
-
-/** The answers to create and rotate, the only ones that carry the secret. */
-const withSecret = (subscription: Subscription) => ({ ...view(subscription), secret: subscription.secret })
+/** The answers to create and rotate, the only ones that carry the secret (subscriptionView never does). */
+const withSecret = (subscription: Subscription) => ({ ...subscriptionView(subscription), secret: subscription.secret })
 
 function deliveryView (delivery: DeliveryReport) {
   return {
@@ -92,13 +89,13 @@ export default async function webhookRoutes (app: FastifyInstance, { allowPrivat
       })
       const page = subscriptions.slice(0, limit)
       if (subscriptions.length > limit) reply.header('link', `</webhooks?limit=${limit}&after=${page.at(-1)!.id}>; rel="next"`)
-      return page.map(view)
+      return page.map(subscriptionView)
     }
   })
 
   app.route({
     ...operation('getWebhook'),
-    handler: async (request) => view(await subscriptionOf(request))
+    handler: async (request) => subscriptionView(await subscriptionOf(request))
   })
 
   app.route({
@@ -110,7 +107,7 @@ export default async function webhookRoutes (app: FastifyInstance, { allowPrivat
       // This instance's lanes follow at once (a throttle, a state); others at their next poll.
       await app.webhooks.refresh()
       if (updated.state === 'enabled') app.webhooks.wake()
-      return view(updated)
+      return subscriptionView(updated)
     }
   })
 

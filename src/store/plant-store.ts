@@ -14,9 +14,12 @@ export function sameOrConflict (plant: Plant, stored: Plant): CreateOutcome {
   return { kind: stored.name === plant.name && stored.tag === plant.tag ? 'replayed' : 'conflict', plant: stored }
 }
 
-/** A replace or delete: done, no such plant, or the caller's precondition (If-Match) refused the current plant. */
+/**
+ * A replace or delete: done (`enqueued`: webhook deliveries were written, for subscriptions that chose
+ * its type), no such plant, or the caller's precondition (If-Match) refused the current plant.
+ */
 export type WriteOutcome =
-  | { kind: 'done', plant: Plant }
+  | { kind: 'done', plant: Plant, enqueued: boolean }
   | { kind: 'missing' }
   | { kind: 'precondition-failed', plant: Plant }
 

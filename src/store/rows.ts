@@ -1,5 +1,6 @@
 import { eventTypesOf } from '../contract/webhook.js'
 import { signingSecrets } from './store.js'
+import type { AgedDelivery } from './webhook-bookkeeping.js'
 import type { Delivery, DeliveryReport, LoggedEvent, Scope, Subscription, TicketRecord, TokenRecord } from './store.js'
 
 // Rows as both drivers give them: integers as bigint (better-sqlite3's safeIntegers, pg's int8 parser
@@ -148,6 +149,17 @@ export function toDeliveryReport (row: DeliveryReportRow): DeliveryReport {
     nextAttemptAt: state === 'pending' || state === 'failed' ? date(row.next_attempt_at) : null
   }
 }
+
+/** A delivery record as retention scans it, with its subscription's state (both dialects select these columns). */
+export interface AgedDeliveryRow { id: bigint, created_at: bigint, delivered_at: bigint | null, failed_at: bigint | null, disabled_at: bigint | null }
+
+export const toAgedDelivery = (row: AgedDeliveryRow): AgedDelivery => ({
+  id: Number(row.id),
+  createdAt: Number(row.created_at),
+  finishedAt: row.delivered_at !== null ? Number(row.delivered_at) : row.failed_at !== null ? Number(row.failed_at) : null,
+  pending: row.delivered_at === null && row.failed_at === null,
+  subscriptionDisabled: row.disabled_at !== null
+})
 
 export interface EventRow { sequence: bigint, type: LoggedEvent['type'], message_id: string, data: string, created_at: bigint }
 

@@ -49,3 +49,16 @@ export function deliveryRetention (records: AgedDelivery[], before: number, max:
   }
   return { remove, giveUp, next: records.length < max ? undefined : records.at(-1)?.id }
 }
+
+/** A throttled subscription's window, as its row keeps it: the second it counts, and the deliveries claimed in it. */
+export interface QuotaRow { rate_second: bigint | number, rate_used: bigint | number }
+
+/**
+ * How many deliveries a throttled claim may take of its subscription's current second (none when the
+ * subscription is gone), and the window to write back as `used` + what it took.
+ */
+export function throttleAllowance (quota: QuotaRow | undefined, now: number, perSecond: number, max: number) {
+  const second = Math.floor(now / 1000)
+  const used = quota !== undefined && Number(quota.rate_second) === second ? Number(quota.rate_used) : 0
+  return { second, used, allowed: quota === undefined ? 0 : Math.min(max, perSecond - used) }
+}

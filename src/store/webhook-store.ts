@@ -1,7 +1,7 @@
 import type { EventType } from '../contract/events.js'
+import type { SubscriptionState } from '../contract/webhook.js'
 
-/** enabled: delivered to; disabled (by its owner, or after failing too long): nothing is sent, its events are kept. */
-export type SubscriptionState = 'enabled' | 'disabled'
+export type { SubscriptionState } from '../contract/webhook.js'
 
 export interface Subscription {
   id: number

@@ -76,14 +76,17 @@ export class WebhookDispatcher implements Dispatcher {
     this.#lanes.clear()
   }
 
+  /** The safety poll: disables what failed too long, reads the subscribers again, and wakes every lane. */
   #poll () {
-    this.refresh().then(() => this.wake(), (error: unknown) => {
-      this.#log.warn({ err: error }, 'webhook dispatcher could not read the subscribers')
-    })
+    this.#disableFailing()
+      .catch((error: unknown) => this.#log.warn({ err: error }, 'webhook dispatcher could not look for failing subscriptions'))
+      .then(() => this.refresh())
+      .then(() => this.wake(), (error: unknown) => {
+        this.#log.warn({ err: error }, 'webhook dispatcher could not read the subscribers')
+      })
   }
 
   async #refresh () {
-    await this.#disableFailing()
     const subscriptions = await this.#store.listSubscriptions()
     if (this.#stopped) return
     this.#options.onSubscribers?.(subscriptions.length)
@@ -106,7 +109,10 @@ export class WebhookDispatcher implements Dispatcher {
     }
   }
 
-  /** Disables the subscriptions failing for too long (in the store, so of several dispatchers one does each). */
+  /**
+   * Disables the subscriptions failing for too long (in the store, so of several dispatchers one does
+   * each); the poll's refresh then stops their lanes, and its wake sends their webhook.disabled notices.
+   */
   async #disableFailing () {
     const now = Date.now()
     const disabled = await this.#store.disableFailing(now - this.#options.disableAfterMs, now)
@@ -120,7 +126,5 @@ export class WebhookDispatcher implements Dispatcher {
         lastError: subscription.lastError
       }, 'webhook subscription disabled: it failed without a success for longer than --webhook-disable-after; its events are kept until it is enabled again')
     }
-    // Whoever asked for webhook.disabled hears of it at once.
-    if (disabled.length > 0) for (const lane of this.#lanes.values()) lane.wake()
   }
 }

@@ -44,9 +44,8 @@ UPDATE webhook_subscriptions s SET last_success_at = coalesce(h.success, s.last_
 FROM unnest($1::bigint[], $2::bigint[], $3::int[], $4::bigint[], $5::text[]) AS h (id, success, failures, first_failure, error)
 WHERE s.id = h.id`
 
-/** The throttle's allowance this second, its row locked until the claim commits: $1 subscription, $2 the second. */
-export const quotaSql = `SELECT CASE WHEN rate_second = $2 THEN rate_used ELSE 0 END AS used
-  FROM webhook_subscriptions WHERE id = $1 FOR UPDATE`
+/** The throttle's window (see throttleAllowance), its row locked until the claim commits: $1 subscription. */
+export const quotaSql = 'SELECT rate_second, rate_used FROM webhook_subscriptions WHERE id = $1 FOR UPDATE'
 
 /** Sends webhook.disabled for subscription $4 (owner $5) to the subscriptions that chose it: $1 message id, $2 payload, $3 now. */
 export const disabledNoticeSql = `INSERT INTO webhook_deliveries (message_id, subscription_id, plant_id, payload, created_at, next_attempt_at, event_type)

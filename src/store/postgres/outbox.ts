@@ -29,7 +29,11 @@ export function eventsSql (changes: string, now: string): string {
   SELECT c.type, c.message_id, c.data, ${now} FROM ${changes} ORDER BY c.ord`
 }
 
-/** `changes` has type, message_id, plant_id, payload (the NewPlant, for creates) and data; `timestamp` is the events' time, RFC 3339. */
+/**
+ * `changes` has type, message_id, plant_id, payload (the NewPlant, for creates) and data; `timestamp` is
+ * the events' time, RFC 3339. The envelope is built here, byte for byte as envelopeJson
+ * (contract/webhook.ts) writes it on SQLite, so that a batch without chosen subscriptions sends none.
+ */
 export function deliveriesSql (changes: string, now: string, timestamp: string): string {
   return `INSERT INTO webhook_deliveries (message_id, subscription_id, plant_id, payload, created_at, next_attempt_at, event_type)
   SELECT e.message_id, s.id, e.plant_id,

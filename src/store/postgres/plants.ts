@@ -103,28 +103,26 @@ export class PostgresPlants implements PlantStore {
   async replace (plant: Plant, precondition?: Precondition) {
     return this.#guardedWrite(plant.id, precondition, async (client) => {
       await client.query('UPDATE plants SET name = $1, tag = $2 WHERE id = $3', [plant.name, plant.tag ?? null, plant.id.toString()])
-      await record(client, [{ type: 'plant.updated', plant }], Date.now())
-      return plant
+      return { plant, enqueued: await record(client, [{ type: 'plant.updated', plant }], Date.now()) }
     })
   }
 
   async delete (id: bigint, precondition?: Precondition) {
     return this.#guardedWrite(id, precondition, async (client, current) => {
       await client.query('DELETE FROM plants WHERE id = $1', [id.toString()])
-      await record(client, [{ type: 'plant.deleted', plant: current }], Date.now())
-      return current
+      return { plant: current, enqueued: await record(client, [{ type: 'plant.deleted', plant: current }], Date.now()) }
     })
   }
 
   /** Reads the plant FOR UPDATE, checks the precondition and writes, in one transaction. */
   async #guardedWrite (id: bigint, precondition: Precondition | undefined,
-    apply: (client: PoolClient, current: Plant) => Promise<Plant>): Promise<WriteOutcome> {
+    apply: (client: PoolClient, current: Plant) => Promise<{ plant: Plant, enqueued: boolean }>): Promise<WriteOutcome> {
     return this.#db.transaction(async (client) => {
       const row = (await client.query<PlantRow>('SELECT id, name, tag FROM plants WHERE id = $1 FOR UPDATE', [id.toString()])).rows[0]
       if (row === undefined) return { kind: 'missing' }
       const current = plantOfRow(row)
       if (precondition !== undefined && !precondition(current)) return { kind: 'precondition-failed', plant: current }
-      return { kind: 'done', plant: await apply(client, current) }
+      return { kind: 'done', ...await apply(client, current) }
     })
   }
 }

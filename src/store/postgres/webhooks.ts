@@ -1,8 +1,9 @@
 import { eventTypesText } from '../../contract/webhook.js'
 import { GroupCommit } from '../group-commit.js'
-import { subscriptionColumns, toDelivery, toDeliveryReport, toSubscription } from '../rows.js'
-import type { DeliveryReportRow, DeliveryRow, SubscriptionRow } from '../rows.js'
-import { deliveryRetention, DISABLED_PAST_RETENTION, healthChanges } from '../webhook-bookkeeping.js'
+import { subscriptionColumns, toAgedDelivery, toDelivery, toDeliveryReport, toSubscription } from '../rows.js'
+import type { AgedDeliveryRow, DeliveryReportRow, DeliveryRow, SubscriptionRow } from '../rows.js'
+import { deliveryRetention, DISABLED_PAST_RETENTION, healthChanges, throttleAllowance } from '../webhook-bookkeeping.js'
+import type { QuotaRow } from '../webhook-bookkeeping.js'
 import type { AttemptResult, Delivery, DeliveryClaim, DeliveryQuery, NewSubscription, SubscriptionChanges, SubscriptionQuery, WebhookStore } from '../store.js'
 import { changedColumns, disabledNotices } from '../subscription-changes.js'
 import type { PostgresDatabase } from './database.js'
@@ -61,6 +62,10 @@ export class PostgresWebhooks implements WebhookStore {
   }
 
   async disableFailing (failingBefore: number, now = Date.now()) {
+    // Asked every poll by every instance: a read first, so that no transaction runs while nobody fails.
+    const failing = await this.#db.query(`SELECT 1 FROM webhook_subscriptions
+      WHERE removed_at IS NULL AND disabled_at IS NULL AND failing_since <= $1 LIMIT 1`, [failingBefore])
+    if (failing.length === 0) return []
     return this.#db.transaction(async (client) => {
       const { rows } = await client.query<SubscriptionRow>(`UPDATE webhook_subscriptions SET disabled_at = $1
         WHERE removed_at IS NULL AND disabled_at IS NULL AND failing_since <= $2 RETURNING *`, [now, failingBefore])
@@ -74,15 +79,8 @@ export class PostgresWebhooks implements WebhookStore {
 
   async pruneDeliveries (before: number, max: number, after: number) {
     return this.#db.transaction(async (client) => {
-      const { rows } = await client.query<{ id: bigint, created_at: bigint, delivered_at: bigint | null, failed_at: bigint | null, disabled_at: bigint | null }>(
-        retentionScanSql, [after, max])
-      const { remove, giveUp, next } = deliveryRetention(rows.map((row) => ({
-        id: Number(row.id),
-        createdAt: Number(row.created_at),
-        finishedAt: row.delivered_at !== null ? Number(row.delivered_at) : row.failed_at !== null ? Number(row.failed_at) : null,
-        pending: row.delivered_at === null && row.failed_at === null,
-        subscriptionDisabled: row.disabled_at !== null
-      })), before, max)
+      const { rows } = await client.query<AgedDeliveryRow>(retentionScanSql, [after, max])
+      const { remove, giveUp, next } = deliveryRetention(rows.map(toAgedDelivery), before, max)
       if (giveUp.length > 0) {
         await client.query(`UPDATE webhook_deliveries SET failed_at = $1, last_error = $2
           WHERE id = ANY($3::bigint[]) AND delivered_at IS NULL AND failed_at IS NULL`, [Date.now(), DISABLED_PAST_RETENTION, giveUp])
@@ -135,14 +133,13 @@ export class PostgresWebhooks implements WebhookStore {
 
   /** A throttled subscription's claim spends its current second's allowance, shared by every instance (its row locked meanwhile). */
   async #throttledClaim (subscriptionId: number, now: number, leaseUntil: number, max: number, perSecond: number) {
-    const second = Math.floor(now / 1000)
     return this.#db.transaction(async (client) => {
-      const { rows: [quota] } = await client.query<{ used: number }>(quotaSql, [subscriptionId, second])
-      const allowed = Math.min(max, perSecond - (quota?.used ?? perSecond))
+      const { rows: [quota] } = await client.query<QuotaRow>(quotaSql, [subscriptionId])
+      const { second, used, allowed } = throttleAllowance(quota, now, perSecond, max)
       if (allowed <= 0) return []
       const { rows } = await client.query<DeliveryRow>(claimSql, [subscriptionId, now, leaseUntil, allowed])
       if (rows.length > 0) {
-        await client.query('UPDATE webhook_subscriptions SET rate_second = $2, rate_used = $3 WHERE id = $1', [subscriptionId, second, quota!.used + rows.length])
+        await client.query('UPDATE webhook_subscriptions SET rate_second = $2, rate_used = $3 WHERE id = $1', [subscriptionId, second, used + rows.length])
       }
       return rows
     })

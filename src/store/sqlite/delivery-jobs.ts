@@ -1,8 +1,9 @@
 import type Database from 'better-sqlite3'
-import type { DeliveryRow } from '../rows.js'
-import { deliveryRetention, DISABLED_PAST_RETENTION, healthChanges } from '../webhook-bookkeeping.js'
+import { toAgedDelivery } from '../rows.js'
+import type { AgedDeliveryRow, DeliveryRow } from '../rows.js'
+import { deliveryRetention, DISABLED_PAST_RETENTION, healthChanges, throttleAllowance } from '../webhook-bookkeeping.js'
 import type { AttemptResult } from '../store.js'
-import type { HealthAttempt } from '../webhook-bookkeeping.js'
+import type { HealthAttempt, QuotaRow } from '../webhook-bookkeeping.js'
 import { opaqueInteger } from './connection.js'
 
 /** The dispatcher's writes, as write jobs (write-jobs.ts): plain data, so that they cross to the writer thread. */
@@ -40,11 +41,11 @@ WHERE id = :subscriptionId`
 /** Prepares the dispatcher's jobs on the writer's connection; `health` runs once per batch, after its attempts. */
 export function prepareDeliveryJobs (db: Database.Database) {
   const claim = db.prepare<{}, DeliveryRow>(claimSql)
-  const quota = db.prepare<[number], { rate_second: bigint, rate_used: bigint }>('SELECT rate_second, rate_used FROM webhook_subscriptions WHERE id = ?')
+  const quota = db.prepare<[number], QuotaRow>('SELECT rate_second, rate_used FROM webhook_subscriptions WHERE id = ?')
   const spend = db.prepare('UPDATE webhook_subscriptions SET rate_second = ?, rate_used = ? WHERE id = ?')
   const attempt = db.prepare(attemptSql)
   const health = db.prepare(healthSql)
-  const scan = db.prepare<[number, number], { id: bigint, created_at: bigint, delivered_at: bigint | null, failed_at: bigint | null, disabled_at: bigint | null }>(
+  const scan = db.prepare<[number, number], AgedDeliveryRow>(
     `SELECT d.id, d.created_at, d.delivered_at, d.failed_at, s.disabled_at FROM webhook_deliveries d
     JOIN webhook_subscriptions s ON s.id = d.subscription_id WHERE d.id > ? ORDER BY d.id LIMIT ${opaqueInteger('?')}`)
   const remove = db.prepare('DELETE FROM webhook_deliveries WHERE id IN (SELECT value FROM json_each(?))')
@@ -54,18 +55,12 @@ export function prepareDeliveryJobs (db: Database.Database) {
   return {
     /** Claims due deliveries; a throttled subscription's claims spend its current second's allowance, shared by every dispatcher. */
     claim: (job: Extract<DeliveryJob, { op: 'claim' }>): DeliveryRow[] => {
-      const { subscriptionId, now, leaseUntil, perSecond } = job
-      let max = job.max
-      const second = Math.floor(now / 1000)
-      let used = 0
-      if (perSecond !== null) {
-        const row = quota.get(subscriptionId)
-        used = row !== undefined && Number(row.rate_second) === second ? Number(row.rate_used) : 0
-        max = Math.min(max, perSecond - used)
-        if (max <= 0) return []
-      }
-      const rows = claim.all({ subscriptionId, now, leaseUntil, max })
-      if (perSecond !== null && rows.length > 0) spend.run(second, used + rows.length, subscriptionId)
+      const { subscriptionId, now, leaseUntil, max, perSecond } = job
+      if (perSecond === null) return claim.all({ subscriptionId, now, leaseUntil, max })
+      const { second, used, allowed } = throttleAllowance(quota.get(subscriptionId), now, perSecond, max)
+      if (allowed <= 0) return []
+      const rows = claim.all({ subscriptionId, now, leaseUntil, max: allowed })
+      if (rows.length > 0) spend.run(second, used + rows.length, subscriptionId)
       return rows
     },
     attempt: ({ deliveryId, at, result: { delivered, status, error, nextAttemptAt } }: Extract<DeliveryJob, { op: 'attempt' }>): null => {
@@ -76,14 +71,7 @@ export function prepareDeliveryJobs (db: Database.Database) {
       for (const change of healthChanges(attempts)) health.run(change)
     },
     pruneDeliveries: ({ before, max, after }: Extract<DeliveryJob, { op: 'pruneDeliveries' }>) => {
-      const records = scan.all(after, max).map((row) => ({
-        id: Number(row.id),
-        createdAt: Number(row.created_at),
-        finishedAt: row.delivered_at !== null ? Number(row.delivered_at) : row.failed_at !== null ? Number(row.failed_at) : null,
-        pending: row.delivered_at === null && row.failed_at === null,
-        subscriptionDisabled: row.disabled_at !== null
-      }))
-      const { remove: ids, giveUp: stale, next } = deliveryRetention(records, before, max)
+      const { remove: ids, giveUp: stale, next } = deliveryRetention(scan.all(after, max).map(toAgedDelivery), before, max)
       if (stale.length > 0) giveUp.run(Date.now(), DISABLED_PAST_RETENTION, JSON.stringify(stale))
       const deleted = ids.length === 0 ? 0 : remove.run(JSON.stringify(ids)).changes
       return { deleted, next }

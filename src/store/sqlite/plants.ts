@@ -50,8 +50,8 @@ export class SqlitePlants implements PlantStore {
       const current = plantOfRow(row)
       if (precondition !== undefined && !precondition(current)) return { kind: 'precondition-failed', plant: current }
       const change = apply(current)
-      outbox.record(change, Date.now(), outbox.anySubscriber())
-      return { kind: 'done', plant: change.type === 'plant.deleted' ? current : change.plant as Plant }
+      const enqueued = outbox.record(change, Date.now(), outbox.anySubscriber())
+      return { kind: 'done', plant: change.type === 'plant.deleted' ? current : change.plant as Plant, enqueued }
     })
     this.#replace = (plant, precondition) => guardedWrite.immediate(plant.id, precondition, () => {
       update.run(plant.name, plant.tag ?? null, plant.id)
