@@ -86,6 +86,10 @@ for (const [db, database] of Object.entries(DATABASES)) {
       const base = await app.listen({ port: 0, host: '127.0.0.1' })
       const token = await createToken(app)
       for (let id = 1; id <= 30; id++) await app.store.plants.create({ id: BigInt(id), name: `P${id}` })
+      // Writes through the store are announced by their caller, as the routes do: on an in-memory store
+      // nothing else tells the feed (no other connection changes data_version), and a stream joining
+      // a feed whose position lags would wait for the next commit.
+      app.events.wake()
       // Everything is past a retention of "now"; only the newest event must stay.
       const pruned = await app.store.events.prune(Date.now() + 1000, 20)
       assert.equal(pruned, 20)
