@@ -18,6 +18,9 @@ export interface AuthOptions {
   jwt: Config['jwt']
 }
 
+/** `x-plantstore-scope: any`: every valid token may call the operation. */
+const ANY_SCOPE = 'any'
+
 type JwtVerifier = ReturnType<typeof createJwtVerifier>
 
 /** Who a stream ticket (`?ticket=`) stands for, or 401: unknown, expired, or its token revoked since. */
@@ -51,7 +54,8 @@ async function authenticate (store: Store, verifyJwt: JwtVerifier | undefined, r
   const usable = token !== undefined && sameHash(token.hash, hash) && token.revokedAt === null &&
     (token.expiresAt === null || token.expiresAt.getTime() > Date.now())
   if (!usable) throw new InvalidToken()
-  return { key: `token:${token.id}`, name: token.name, scopes: token.scopes }
+  tokens.recordUse(token.id)
+  return { key: `token:${token.id}`, name: token.name, scopes: token.scopes, expiresAt: token.expiresAt }
 }
 
 /** Only a caller's own mistakes count toward the failure limit: never the store being unreachable (503). */
@@ -97,7 +101,7 @@ export default fp<AuthOptions>(async (app, { failures, rateLimit, jwt }) => {
     if (rateLimit > 0 && perToken.hit(principal.key) > rateLimit) {
       throw new TooManyRequests(perToken.retryAfterSeconds(principal.key), 'this token made too many requests')
     }
-    if (!grants(principal.scopes, scope)) throw new InsufficientScope(scope)
+    if (scope !== ANY_SCOPE && !grants(principal.scopes, scope)) throw new InsufficientScope(scope)
     request.principal = principal
   }
 

@@ -10,6 +10,8 @@ export interface Principal {
   key: string
   name: string
   scopes: Scope[]
+  /** An opaque token's own expiry: what it creates expires no later (routes/tokens.ts). */
+  expiresAt?: Date | null
 }
 
 // Asymmetric algorithms only: never `none`, and never HMAC, whose "secret" would be the public key.

@@ -1,17 +1,11 @@
 import type { Command } from 'commander'
-import { DEFAULT_SCOPES, SCOPES } from '../store/store.js'
-import type { Scope, TokenRecord } from '../store/store.js'
+import { DEFAULT_SCOPES, SCOPES, tokenState } from '../store/store.js'
+import type { Scope } from '../store/store.js'
 import { generateToken, hashToken } from '../auth/tokens.js'
 import { parseDuration } from '../config/durations.js'
 import { databaseOption } from './options.js'
 import { printJson, printTable, withStore } from './store-access.js'
 import { CommandFailure, UsageError } from './command-errors.js'
-
-function tokenState (token: TokenRecord, now = Date.now()): string {
-  if (token.revokedAt !== null) return 'revoked'
-  if (token.expiresAt !== null && token.expiresAt.getTime() <= now) return 'expired'
-  return 'active'
-}
 
 interface CreateOptions { name: string, scope?: string[], expiresIn?: string, database?: string }
 
@@ -51,8 +45,8 @@ export function registerTokens (program: Command) {
       const list = await withStore(options.database, (store) => store.tokens.list())
       if (options.json === true) return printJson(list.map((token) => ({ ...token, state: tokenState(token) })))
       const rows = list.map((t) => [String(t.id), t.name, t.scopes.join(','), tokenState(t),
-        t.createdAt.toISOString(), t.expiresAt?.toISOString() ?? '-'])
-      printTable(['ID', 'NAME', 'SCOPES', 'STATE', 'CREATED', 'EXPIRES'], rows)
+        t.createdAt.toISOString(), t.expiresAt?.toISOString() ?? '-', t.lastUsedAt?.toISOString() ?? '-'])
+      printTable(['ID', 'NAME', 'SCOPES', 'STATE', 'CREATED', 'EXPIRES', 'LAST USED'], rows)
     })
 
   tokens.command('revoke')

@@ -63,6 +63,7 @@ export const MalformedAuthorization = apiError('MalformedAuthorization', 2003, 4
 export const NotFound = apiError('NotFound', 3000, 404, 'no such plant, subscription or route', '%s')
 export const PlantConflict = apiError('PlantConflict', 3001, 409, 'plant id exists with different content', 'plant %s exists with different content')
 export const PreconditionFailed = apiError('PreconditionFailed', 3002, 412, '`If-Match` does not match the plant\'s current `ETag`', 'If-Match %s does not match the current ETag %s')
+export const TokenNameConflict = apiError('TokenNameConflict', 3004, 409, 'a token with this name exists', 'a token named %s exists')
 row('MethodNotAllowed', 3003, 405, 'the path exists but not with this method (`Allow` lists the methods it has)')
 export class MethodNotAllowed extends ApiError {
   override name = 'MethodNotAllowed'

@@ -23,6 +23,7 @@ import eventRoutes from '../routes/events.js'
 import operationsRoutes from '../routes/operations.js'
 import plantRoutes from '../routes/plants.js'
 import webhookRoutes from '../routes/webhooks.js'
+import tokenRoutes from '../routes/tokens.js'
 
 export interface BuildOptions {
   /** A logger destination other than stdout (tests read the log from it). */
@@ -94,6 +95,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}) {
   await app.register(plantRoutes, { readCacheBytes: config.caches.readBytes })
   await app.register(eventRoutes, { maxStreams: config.events.maxStreams, maxStreamsPerToken: config.events.maxStreamsPerToken })
   await app.register(webhookRoutes, { allowPrivate: config.webhooks.allowPrivate, maxPerOwner: config.webhooks.maxPerOwner })
+  await app.register(tokenRoutes)
   await app.register(optionsRoutes, { routes, cors: config.cors })
   return app
 }

@@ -16,6 +16,7 @@ export interface TokenRow {
   created_at: bigint,
   expires_at: bigint | null,
   revoked_at: bigint | null
+  last_used_at: bigint | null
 }
 
 export interface SubscriptionRow {
@@ -77,7 +78,8 @@ export function toToken (row: TokenRow): TokenRecord {
     scopes: row.scopes.split(' ') as Scope[],
     createdAt: new Date(Number(row.created_at)),
     expiresAt: date(row.expires_at),
-    revokedAt: date(row.revoked_at)
+    revokedAt: date(row.revoked_at),
+    lastUsedAt: date(row.last_used_at)
   }
 }
 

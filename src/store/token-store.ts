@@ -1,11 +1,11 @@
-export const SCOPES = ['plants:read', 'plants:write', 'webhooks:manage', 'webhooks:admin'] as const
+export const SCOPES = ['plants:read', 'plants:write', 'webhooks:manage', 'webhooks:admin', 'tokens:manage'] as const
 export type Scope = typeof SCOPES[number]
 
 /** Whether `scopes` grant `scope`: `webhooks:admin` (every owner's subscriptions) includes `webhooks:manage`. */
 export function grants (scopes: readonly Scope[], scope: string): boolean {
   return (scopes as readonly string[]).includes(scope) || (scope === 'webhooks:manage' && scopes.includes('webhooks:admin'))
 }
-/** What a token gets unless asked otherwise: managing webhooks is granted only on request. */
+/** What a token gets unless asked otherwise: managing webhooks or tokens is granted only on request. */
 export const DEFAULT_SCOPES: readonly Scope[] = ['plants:read', 'plants:write']
 
 export interface TokenRecord {
@@ -15,6 +15,15 @@ export interface TokenRecord {
   createdAt: Date
   expiresAt: Date | null
   revokedAt: Date | null
+  /** To within a minute (token-usage.ts); null if never used. */
+  lastUsedAt: Date | null
+}
+
+/** A token's state as listed: revoked, expired or active. */
+export function tokenState (token: TokenRecord, now = Date.now()): 'active' | 'expired' | 'revoked' {
+  if (token.revokedAt !== null) return 'revoked'
+  if (token.expiresAt !== null && token.expiresAt.getTime() <= now) return 'expired'
+  return 'active'
 }
 
 export interface NewToken {
@@ -31,9 +40,16 @@ export interface TokenStore {
   create (token: NewToken): Promise<TokenRecord>
   /** Creates the token only when the store has none at all; answers whether it did. */
   createFirst (token: NewToken): Promise<boolean>
+  /** Every token, with this process's uses written down first. */
   list (): Promise<TokenRecord[]>
   /** Revokes by name or numeric id; answers the revoked token, or undefined when none matched. */
   revoke (nameOrId: string): Promise<TokenRecord | undefined>
+  /** Revokes the token with this id only (a name that looks like a number is not it). */
+  revokeById (id: number): Promise<TokenRecord | undefined>
+  /** Notes that a request authenticated with it; written to the store within a minute (TokenUsage). */
+  recordUse (id: number): void
+  /** Writes the uses noted so far, and stops noting. */
+  close (): Promise<void>
 }
 
 /** What a cached token costs in memory, about: its strings, its hash and the entry's own objects. */

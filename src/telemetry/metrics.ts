@@ -138,7 +138,7 @@ export function instrumentStore (store: Store, metrics: Metrics): Store {
   return {
     dialect: store.dialect,
     plants: timed('plants', store.plants, metrics),
-    tokens: timed('tokens', store.tokens, metrics),
+    tokens: timed('tokens', store.tokens, metrics, ['recordUse']),
     webhooks: timed('webhooks', store.webhooks, metrics),
     bulk: store.bulk,
     events: store.events,

@@ -16,6 +16,8 @@ export interface EventsOptions {
   signal?: AbortSignal
   /** Wait this long before reconnecting, whatever the server's `retry:` says. */
   reconnectMs?: number
+  /** Told when the stream opens (true) and when it drops and a reconnection is due (false). */
+  onConnection?: (connected: boolean) => void
 }
 
 /** Failures worth trying again: the network, or a 429/502/503/504. */
@@ -30,7 +32,7 @@ export async function * followEvents (
   open: (headers: Record<string, string>, query: string, signal: AbortSignal | undefined) => Promise<Response>,
   parse: (text: string) => unknown,
   refuse: (response: Response) => Promise<never>,
-  { after, types, signal, reconnectMs }: EventsOptions = {}
+  { after, types, signal, reconnectMs, onConnection }: EventsOptions = {}
 ): AsyncGenerator<StoreEvent> {
   let last = after
   let retryMs = 2000
@@ -46,6 +48,7 @@ export async function * followEvents (
         await response.body?.cancel()
         throw new Error(`status ${response.status}`)
       }
+      onConnection?.(true)
       const decoder = new TextDecoder()
       for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
         parser.feed(decoder.decode(chunk, { stream: true }))
@@ -63,6 +66,7 @@ export async function * followEvents (
       if (aborted()) return
       if ((error as { name?: string }).name === 'PlantStoreError') throw error
     }
+    onConnection?.(false)
     await new Promise((resolve) => setTimeout(resolve, reconnectMs ?? retryMs))
   }
 }

@@ -28,6 +28,10 @@ export type WebhookSubscription = Schemas['WebhookSubscription']
 export type WebhookSubscriptionWithSecret = Schemas['WebhookSubscriptionWithSecret']
 /** One event of a subscription; its plant id exact. */
 export type WebhookDelivery = Omit<Schemas['WebhookDelivery'], 'plantId'> & { plantId?: bigint }
+/** An API token as listed (never the token itself). */
+export type Token = Schemas['Token']
+/** The answer to create: the token, shown only there. */
+export type TokenWithSecret = Schemas['TokenWithSecret']
 export interface DeliveryPage { deliveries: WebhookDelivery[], next?: { limit?: number, after?: string } }
 
 /** Any non-2xx answer: the HTTP status, and the Error body's `error` code and `message`. */
@@ -227,6 +231,21 @@ export function createPlantStoreClient ({ baseUrl, token, fetch = globalThis.fet
         parseExactJson,
         async (response) => { throw errorOf(response, await response.text()) },
         options)
+    },
+
+    /** GET /tokens (scope tokens:manage): every token's name, scopes, state and dates; never the token. */
+    async listTokens (): Promise<Token[]> {
+      return (await call('GET', '/tokens')).value as Token[]
+    },
+
+    /** POST /tokens: a token with at most the caller's scopes; the answer is the only place it appears. */
+    async createToken (token: Schemas['NewToken']): Promise<TokenWithSecret> {
+      return (await call('POST', '/tokens', JSON.stringify(token))).value as TokenWithSecret
+    },
+
+    /** DELETE /tokens/{id}: refused on every instance within a second. */
+    async revokeToken (id: number): Promise<void> {
+      await call('DELETE', `/tokens/${id}`)
     },
 
     /** POST /events/tickets: a ticket for a browser's EventSource (`/events?ticket=…`), valid 10 minutes. */

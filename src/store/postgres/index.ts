@@ -37,15 +37,18 @@ export async function openPostgres (options: PostgresOptions): Promise<Store> {
   // instance, the CLI or plain SQL (migration 004); entries live a second at most in any case.
   const tokenChanges = new Listener(options.url, 'plantstore_tokens', () => tokenCache.clear())
   const events = new PostgresEvents(db, options.url)
+  const tokens = new PostgresTokens(db, tokenCache)
   return {
     dialect: { name: 'postgres', sharedAcrossThreads: true, readVersion: null, connectWriter: null },
     plants: new PostgresPlants(db, options.onBatch),
-    tokens: new PostgresTokens(db, tokenCache),
+    tokens,
     webhooks: new PostgresWebhooks(db),
     bulk: new PostgresBulk(db),
     events,
     ping: async () => { await db.query('SELECT 1') },
     close: async () => {
+      // "Last used" is a courtesy: a store that cannot take it now does not hold the close up.
+      await tokens.close().catch(() => {})
       await tokenChanges.close()
       await events.close()
       if (!pool.ended) await pool.end()

@@ -6,15 +6,29 @@ import { TokenNameTaken } from '../errors.js'
 import type { NewToken, TokenStore } from '../store.js'
 import type { PostgresDatabase } from './database.js'
 import type { TokenCache } from '../token-cache.js'
+import { TokenUsage } from '../token-usage.js'
 
 /** Tokens on PostgreSQL, looked up through a cache that every instance's changes invalidate. */
 export class PostgresTokens implements TokenStore {
   readonly #db: PostgresDatabase
   readonly #cache: TokenCache
+  readonly #usage: TokenUsage
 
   constructor (db: PostgresDatabase, cache: TokenCache) {
     this.#db = db
     this.#cache = cache
+    this.#usage = new TokenUsage(async (uses) => {
+      await db.query(`UPDATE tokens SET last_used_at = greatest(last_used_at, used.at)
+        FROM unnest($1::bigint[], $2::bigint[]) AS used (id, at) WHERE tokens.id = used.id`, [[...uses.keys()], [...uses.values()]])
+    })
+  }
+
+  recordUse (id: number) {
+    this.#usage.record(id)
+  }
+
+  async close () {
+    await this.#usage.close()
   }
 
   async findByHash (hash: Buffer) {
@@ -47,6 +61,7 @@ export class PostgresTokens implements TokenStore {
   }
 
   async list () {
+    await this.#usage.flush()
     return (await this.#db.query<TokenRow>('SELECT * FROM tokens ORDER BY id')).map(toToken)
   }
 
@@ -54,6 +69,12 @@ export class PostgresTokens implements TokenStore {
     const id = /^\d{1,18}$/.test(nameOrId) ? nameOrId : null
     const [row] = await this.#db.query<TokenRow>(`UPDATE tokens SET revoked_at = coalesce(revoked_at, $1)
       WHERE name = $2 OR id = $3::bigint RETURNING *`, [Date.now(), nameOrId, id])
+    this.#cache.clear()
+    return row === undefined ? undefined : toToken(row)
+  }
+
+  async revokeById (id: number) {
+    const [row] = await this.#db.query<TokenRow>('UPDATE tokens SET revoked_at = coalesce(revoked_at, $1) WHERE id = $2 RETURNING *', [Date.now(), id])
     this.#cache.clear()
     return row === undefined ? undefined : toToken(row)
   }

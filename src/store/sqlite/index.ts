@@ -61,6 +61,7 @@ export function openSqlite (options: SqliteOptions): Store {
       }
     })
   const plants = new SqlitePlants(db, writes)
+  const tokens = new SqliteTokens(db, options.tokenCacheBytes ?? 1 << 20)
   return {
     dialect: {
       name: 'sqlite',
@@ -69,12 +70,14 @@ export function openSqlite (options: SqliteOptions): Store {
       connectWriter: writer === undefined ? null : () => writer.connect()
     },
     plants,
-    tokens: new SqliteTokens(db, options.tokenCacheBytes ?? 1 << 20),
+    tokens,
     webhooks: new SqliteWebhooks(db, writes),
     bulk: new SqliteBulk(db),
     events: new SqliteEvents(db, writes),
     ping: async () => { guard(() => db.prepare('SELECT 1').get()) },
     close: async () => {
+      // "Last used" is a courtesy: a store that cannot take it now does not hold the close up.
+      await tokens.close().catch(() => {})
       await writer?.close()
       if (db.open) db.close()
     }

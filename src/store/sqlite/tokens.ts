@@ -6,6 +6,7 @@ import type { NewToken, TokenStore } from '../store.js'
 import { guard, Statements } from './connection.js'
 import { TokenCache } from '../token-cache.js'
 import { changedElsewhere } from './data-version.js'
+import { TokenUsage } from '../token-usage.js'
 
 /** Tokens on SQLite, on the main connection (writes are rare and small), looked up through a cache. */
 export class SqliteTokens implements TokenStore {
@@ -13,12 +14,24 @@ export class SqliteTokens implements TokenStore {
   readonly #sql: Statements
   readonly #selectByHash: Database.Statement<[Buffer], TokenRow>
   readonly #cache: TokenCache
+  readonly #usage: TokenUsage
 
   constructor (db: Database.Database, cacheBytes: number) {
     this.#db = db
     this.#sql = new Statements(db)
     this.#selectByHash = db.prepare('SELECT * FROM tokens WHERE hash = ?')
     this.#cache = new TokenCache(cacheBytes, changedElsewhere(db))
+    const touch = db.prepare<[number, number]>('UPDATE tokens SET last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?')
+    const touchAll = db.transaction((uses: ReadonlyMap<number, number>) => { for (const [id, at] of uses) touch.run(at, id) })
+    this.#usage = new TokenUsage(async (uses) => guard(() => touchAll.immediate(uses)))
+  }
+
+  recordUse (id: number) {
+    this.#usage.record(id)
+  }
+
+  async close () {
+    if (this.#db.open) await this.#usage.close()
   }
 
   async findByHash (hash: Buffer) {
@@ -57,6 +70,7 @@ export class SqliteTokens implements TokenStore {
   }
 
   async list () {
+    await this.#usage.flush()
     return guard(() => this.#sql.get<[], TokenRow>('SELECT * FROM tokens ORDER BY id').all().map(toToken))
   }
 
@@ -66,6 +80,14 @@ export class SqliteTokens implements TokenStore {
       const row = this.#sql.get<unknown[], TokenRow>(`UPDATE tokens SET revoked_at = coalesce(revoked_at, ?)
         WHERE name = ? OR (? GLOB '[0-9]*' AND id = CAST(? AS INTEGER)) RETURNING *`)
         .get(Date.now(), nameOrId, nameOrId, nameOrId)
+      return row === undefined ? undefined : toToken(row)
+    })
+  }
+
+  async revokeById (id: number) {
+    this.#cache.clear()
+    return guard(() => {
+      const row = this.#sql.get<unknown[], TokenRow>('UPDATE tokens SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? RETURNING *').get(Date.now(), id)
       return row === undefined ? undefined : toToken(row)
     })
   }
