@@ -24,6 +24,7 @@ import operationsRoutes from '../routes/operations.js'
 import plantRoutes from '../routes/plants.js'
 import webhookRoutes from '../routes/webhooks.js'
 import tokenRoutes from '../routes/tokens.js'
+import consoleRoutes from '../routes/console.js'
 
 export interface BuildOptions {
   /** A logger destination other than stdout (tests read the log from it). */
@@ -96,6 +97,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}) {
   await app.register(eventRoutes, { maxStreams: config.events.maxStreams, maxStreamsPerToken: config.events.maxStreamsPerToken })
   await app.register(webhookRoutes, { allowPrivate: config.webhooks.allowPrivate, maxPerOwner: config.webhooks.maxPerOwner })
   await app.register(tokenRoutes)
+  await app.register(consoleRoutes)
   await app.register(optionsRoutes, { routes, cors: config.cors })
   return app
 }

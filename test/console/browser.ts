@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict'
+import { existsSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import type { TestContext } from 'node:test'
+import { chromium } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
+
+const CHROMIUM = '/usr/bin/chromium'
+export const skip = !existsSync(CHROMIUM) && process.env.CI === undefined ? 'no /usr/bin/chromium (apt-get install chromium)' : false
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+
+/** Debian's Chromium, headless, with nothing reaching beyond this machine. */
+export async function launch (t: TestContext): Promise<Browser> {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+  })
+  t.after(() => browser.close())
+  return browser
+}
+
+/**
+ * A page that records what its console says: any error is a failure of the test, except Chromium's
+ * own line for an answer the flow provoked on purpose (`allowedStatuses`, such as a 412 conflict).
+ */
+export async function openPage (browser: Browser, options: { width?: number } = {}) {
+  const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: 900 } })
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'])
+  const page = await context.newPage()
+  const errors: string[] = []
+  page.on('pageerror', (error) => errors.push(`page error: ${error.message}`))
+  page.on('console', (message) => { if (message.type() === 'error' || message.type() === 'warning') errors.push(message.text()) })
+  const consoleErrors = (allowedStatuses: number[] = []) => errors.filter((text) =>
+    !allowedStatuses.some((status) => text.includes(`the server responded with a status of ${status}`)))
+  return { page, consoleErrors }
+}
+
+export async function signIn (page: Page, url: string, token: string) {
+  await page.goto(`${url}/console`)
+  await page.getByLabel('API token').fill(token)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByRole('button', { name: 'Sign out' }).waitFor()
+}
+
+/** axe-core on the page as it is: no serious or critical violation. */
+export async function checkAccessibility (page: Page, what: string) {
+  // Evaluated by the browser's debugging protocol, which the page's CSP does not govern.
+  if (!await page.evaluate(() => 'axe' in globalThis)) await page.evaluate(axeSource)
+  const violations = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: Array<{ id: string, impact: string, nodes: unknown[] }> }> } }).axe
+    const result = await axe.run(document, { resultTypes: ['violations'] })
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }))
+  })
+  assert.deepEqual(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical'), [], `${what}: ${JSON.stringify(violations)}`)
+}

@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { createPlant, newDatabase, run, serve, stop } from '../executable.js'
+import { checkAccessibility, launch, openPage, signIn, skip } from './browser.js'
+
+test('Plants: create an id above 2^53, see every digit, edit through a conflict, delete with confirmation, filter by tag', { skip, timeout: 120_000 }, async (t) => {
+  const database = newDatabase()
+  const token = (await run(['tokens', 'create', '--name', 'operator', '--database', database])).stdout.trim()
+  const server = await serve(database)
+  t.after(() => stop(server))
+  const { page, consoleErrors } = await openPage(await launch(t))
+  await signIn(page, server.url, token)
+  await page.getByRole('heading', { name: 'Plants', level: 1 }).waitFor()
+
+  const form = page.getByRole('form', { name: 'New plant' })
+  await form.getByLabel('ID').fill('9223372036854775807')
+  await form.getByLabel('Name').fill('Monstera')
+  await form.getByLabel('Tag').fill('tropical')
+  await page.getByRole('button', { name: 'Create plant' }).click()
+  const row = page.locator('tr[data-id="9223372036854775807"]')
+  await row.waitFor()
+  assert.equal(await row.locator('td.id').textContent(), '9223372036854775807')
+  const stored = await (await fetch(`${server.url}/plants/9223372036854775807`, { headers: { authorization: `Bearer ${token}` } })).text()
+  assert.equal(stored, '{"name":"Monstera","id":9223372036854775807,"tag":"tropical"}')
+  await createPlant(server.url, token, { id: 7, name: 'Fern' })
+  await page.locator('tr[data-id="7"]').waitFor()
+  await checkAccessibility(page, 'Plants')
+  await page.screenshot({ path: 'docs/console-plants.png' })
+
+  // Someone else replaces the plant while it is open: Save meets 412, and the person chooses.
+  await page.getByRole('button', { name: 'Edit plant 9223372036854775807' }).click()
+  const nameField = page.getByRole('form', { name: 'Edit plant 9223372036854775807' }).getByLabel('Name')
+  await nameField.fill('Swiss cheese plant')
+  const put = await fetch(`${server.url}/plants/9223372036854775807`, {
+    method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{"name":"Monstera deliciosa","tag":"tropical"}'
+  })
+  assert.equal(put.status, 200)
+  await page.getByRole('button', { name: 'Save' }).click()
+  await page.getByRole('alert').filter({ hasText: 'Monstera deliciosa' }).waitFor()
+  await page.getByRole('button', { name: 'Overwrite with mine' }).click()
+  await page.locator('tr[data-id="9223372036854775807"] td', { hasText: 'Swiss cheese plant' }).waitFor()
+
+  // Delete asks first.
+  await page.locator('tr[data-id="7"]').getByRole('button', { name: 'Delete' }).click()
+  await page.getByRole('button', { name: 'Yes, delete' }).click()
+  await page.locator('tr[data-id="7"]').waitFor({ state: 'detached' })
+  assert.equal((await fetch(`${server.url}/plants/7`, { headers: { authorization: `Bearer ${token}` } })).status, 404)
+
+  await page.getByLabel('Filter by tag').fill('tropical')
+  await page.getByRole('button', { name: 'Filter' }).click()
+  await page.getByText('1 plants on this page tagged tropical').waitFor()
+  assert.deepEqual(consoleErrors([412]), [])
+})
