@@ -16,7 +16,7 @@ export function useEventHub (client: PlantStoreClient, allowed: boolean, fail: (
   useEffect(() => {
     if (!allowed) return
     const stop = new AbortController()
-    void (async () => {
+    const follow = async () => {
       try {
         for await (const event of client.events({ signal: stop.signal, onConnection: setConnected })) {
           setEvents((kept) => [...kept.slice(-(KEEP - 1)), event])
@@ -25,7 +25,8 @@ export function useEventHub (client: PlantStoreClient, allowed: boolean, fail: (
       } catch (error) {
         if (!stop.signal.aborted) fail(error)
       }
-    })()
+    }
+    follow().catch(fail)
     return () => stop.abort()
   }, [client, allowed])
 

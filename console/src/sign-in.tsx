@@ -25,8 +25,10 @@ export function SignIn ({ notice, onSignedIn }: { notice: string, onSignedIn: (t
       <h1>Plant Store console</h1>
       <form onSubmit={submit}>
         <label for='token'>API token</label>
-        <input id='token' name='token' type='password' autocomplete='off' required value={token}
-          onInput={(e) => setToken(e.currentTarget.value)} aria-describedby='token-help' />
+        <input
+          id='token' name='token' type='password' autocomplete='off' required value={token}
+          onInput={(e) => setToken(e.currentTarget.value)} aria-describedby='token-help'
+        />
         <p id='token-help' class='help'>
           A token from <code>plantstore tokens create</code>. It stays in this tab only, and is forgotten when you sign out or close it.
         </p>

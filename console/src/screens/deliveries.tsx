@@ -13,7 +13,7 @@ export function Deliveries ({ id }: { id: number }) {
   const [since, setSince] = useState('')
 
   const load = () => client.listWebhookDeliveries(id, { limit: PAGE_SIZE, ...(after.length > 0 && { after: after.at(-1) }) }).then(setPage, fail)
-  useEffect(() => { void load() }, [id, after])
+  useEffect(() => { load() }, [id, after])
 
   const redeliver = async (eventId: string) => {
     try {
@@ -42,8 +42,12 @@ export function Deliveries ({ id }: { id: number }) {
       <TableRegion label='Deliveries'>
         <table>
           <caption>{page === null ? 'Loading deliveries…' : `${page.deliveries.length} deliveries on this page, newest first`}</caption>
-          <thead><tr><th scope='col'>Event</th><th scope='col'>Type</th><th scope='col'>State</th><th scope='col'>Attempts</th>
-            <th scope='col'>Last status</th><th scope='col'>Last error</th><th scope='col'>Next attempt</th><th scope='col'>Actions</th></tr></thead>
+          <thead>
+            <tr>
+              <th scope='col'>Event</th><th scope='col'>Type</th><th scope='col'>State</th><th scope='col'>Attempts</th>
+              <th scope='col'>Last status</th><th scope='col'>Last error</th><th scope='col'>Next attempt</th><th scope='col'>Actions</th>
+            </tr>
+          </thead>
           <tbody>
             {page?.deliveries.map((d) => (
               <tr key={d.id} data-event={d.id}>

@@ -1,7 +1,11 @@
 const TYPES = ['plant.created', 'plant.updated', 'plant.deleted', 'webhook.disabled'] as const
 
-/** A throttle as typed: empty is none. */
-export const throttleOf = (text: string) => (text.trim() === '' ? null : Number(text.trim()))
+/** A throttle as typed: empty is none; anything but a number goes as typed, for the service to refuse with its reason. */
+export const throttleOf = (text: string): number | null => {
+  const typed = text.trim()
+  if (typed === '') return null
+  return (/^\d+$/.test(typed) ? Number(typed) : typed) as number
+}
 
 /** Which events a subscription receives: none chosen keeps the original newPlant body on creates. */
 export function EventChoice ({ value, onChange }: { value: string[] | null, onChange: (events: string[] | null) => void }) {

@@ -38,9 +38,11 @@ export function LiveScreen ({ events }: ScreenProps) {
         ))}
       </fieldset>
       <p class='help' role='status'>{paused ? `Paused while you read${waiting > 0 ? `: ${waiting} new` : ''}.` : 'Following the store live. Hover or focus the feed to pause it.'}</p>
-      <ol class='feed' ref={feed} tabIndex={0} aria-label='Events'
+      <ol
+        class='feed' ref={feed} tabIndex={0} aria-label='Events'
         onMouseEnter={() => setPaused(true)} onMouseLeave={() => setPaused(false)}
-        onFocus={() => setPaused(true)} onBlur={() => setPaused(false)}>
+        onFocus={() => setPaused(true)} onBlur={() => setPaused(false)}
+      >
         {visible.length === 0 && <li class='empty'>No events yet: create, replace or delete a plant.</li>}
         {visible.map((event, index) => (
           <li key={event.sequence === undefined ? `reset-${index}` : String(event.sequence)} class={`event ${event.type.replace('.', '-')}`}>

@@ -33,7 +33,7 @@ export function PlantEditor ({ id, onClose }: { id: bigint, onClose: () => void 
 
   if (loaded === null) return <p role='status'>Loading plant {String(id)}…</p>
   return (
-    <form class='card' aria-labelledby='edit-plant' onSubmit={(e) => { e.preventDefault(); void save(loaded.etag) }}>
+    <form class='card' aria-labelledby='edit-plant' onSubmit={(e) => { e.preventDefault(); save(loaded.etag) }}>
       <h2 id='edit-plant'>Edit plant {String(id)}</h2>
       <div class='fields'>
         <label>Name <input name='edit-name' required maxLength={256} value={name} onInput={(e) => setName(e.currentTarget.value)} /></label>

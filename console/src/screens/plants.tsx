@@ -33,7 +33,7 @@ export function PlantsScreen () {
   const canWrite = holds(me, 'plants:write')
 
   const load = () => client.listPlants(query).then(setPage, fail)
-  useEffect(() => { void load() }, [query])
+  useEffect(() => { load() }, [query])
   useEffect(() => onEvent((event) => {
     setPage((current) => (current === null ? current : { ...current, plants: applyEvent(current.plants, event, query, current.next === undefined) }))
   }), [query])
@@ -59,7 +59,7 @@ export function PlantsScreen () {
         <button type='submit'>Filter</button>
       </form>
       {canWrite ? <PlantForm onCreated={load} /> : <p class='help'>Creating and changing plants needs <code>plants:write</code>.</p>}
-      {editing !== null && <PlantEditor id={editing} onClose={() => { setEditing(null); void load() }} />}
+      {editing !== null && <PlantEditor id={editing} onClose={() => { setEditing(null); load() }} />}
       <TableRegion label='Plants'>
         <table>
           <caption>{page === null ? 'Loading plants…' : `${page.plants.length} plants on this page${query.tag === undefined ? '' : ` tagged ${query.tag}`}`}</caption>
@@ -82,10 +82,16 @@ export function PlantsScreen () {
         </table>
       </TableRegion>
       <nav class='pager' aria-label='Pages of plants'>
-        <button type='button' class='secondary' disabled={previous.length === 0}
-          onClick={() => { setQuery(previous.at(-1)!); setPrevious(previous.slice(0, -1)) }}>Previous page</button>
-        <button type='button' class='secondary' disabled={page?.next === undefined}
-          onClick={() => { setPrevious([...previous, query]); setQuery(page!.next!) }}>Next page</button>
+        <button
+          type='button' class='secondary' disabled={previous.length === 0}
+          onClick={() => { setQuery(previous.at(-1)!); setPrevious(previous.slice(0, -1)) }}
+        >Previous page
+        </button>
+        <button
+          type='button' class='secondary' disabled={page?.next === undefined}
+          onClick={() => { setPrevious([...previous, query]); setQuery(page!.next!) }}
+        >Next page
+        </button>
       </nav>
     </>
   )

@@ -17,7 +17,7 @@ export function TokensScreen () {
   const [created, setCreated] = useState<string | null>(null)
 
   const load = () => client.listTokens().then(setTokens, fail)
-  useEffect(() => { void load() }, [])
+  useEffect(() => { load() }, [])
 
   const create = async (event: Event) => {
     event.preventDefault()

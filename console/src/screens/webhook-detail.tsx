@@ -33,9 +33,10 @@ export function WebhookDetail ({ id, onChanged, onClose }: { id: number, onChang
       <h2 id='webhook-detail'>Subscription {id}: {subscription.url}</h2>
       <p>State <strong class={`state ${subscription.state}`}>{subscription.state}</strong> · last success {when(subscription.lastSuccessAt)} ·
         {' '}{subscription.consecutiveFailures} failures in a row · backlog {subscription.backlog ?? 0}
-        {subscription.lastError !== null && <> · last error: {subscription.lastError}</>}</p>
+        {subscription.lastError !== null && <> · last error: {subscription.lastError}</>}
+      </p>
       {secret !== null && <SecretOnce label='The new signing secret' value={secret} onDone={() => setSecret(null)} />}
-      <form onSubmit={(e) => { e.preventDefault(); void act(() => client.updateWebhook(id, { events: events as never, maxPerSecond: throttleOf(throttle) }), 'Saved the subscription.') }}>
+      <form onSubmit={(e) => { e.preventDefault(); act(() => client.updateWebhook(id, { events: events as never, maxPerSecond: throttleOf(throttle) }), 'Saved the subscription.') }}>
         <EventChoice value={events} onChange={setEvents} />
         <label>Most per second <input name='detail-max-per-second' inputMode='numeric' placeholder='no limit' value={throttle} onInput={(e) => setThrottle(e.currentTarget.value)} /></label>
         <button type='submit'>Save</button>
@@ -45,8 +46,10 @@ export function WebhookDetail ({ id, onChanged, onClose }: { id: number, onChang
         <button type='button' class='secondary' onClick={() => act(() => client.updateWebhook(id, { state: enabled ? 'disabled' : 'enabled' }), enabled ? 'Disabled: nothing is sent, events are kept.' : 'Enabled: pending events are sent now.')}>
           {enabled ? 'Disable' : 'Enable'}
         </button>
-        <ConfirmButton label='Delete' question={`Delete subscription ${id}? Its undelivered events are given up.`}
-          onConfirm={() => act(async () => { await client.deleteWebhook(id); onClose() }, `Deleted subscription ${id}.`)} />
+        <ConfirmButton
+          label='Delete' question={`Delete subscription ${id}? Its undelivered events are given up.`}
+          onConfirm={() => act(async () => { await client.deleteWebhook(id); onClose() }, `Deleted subscription ${id}.`)}
+        />
         <button type='button' class='secondary' onClick={onClose}>Close</button>
       </div>
       <Deliveries id={id} />

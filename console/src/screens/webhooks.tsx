@@ -17,7 +17,7 @@ export function WebhooksScreen () {
   const [throttle, setThrottle] = useState('')
 
   const load = () => client.listWebhooks().then(setSubscriptions, fail)
-  useEffect(() => { void load() }, [])
+  useEffect(() => { load() }, [])
 
   const create = async (event: Event) => {
     event.preventDefault()
@@ -45,13 +45,14 @@ export function WebhooksScreen () {
         <EventChoice value={events} onChange={setEvents} />
         <button type='submit'>Subscribe</button>
       </form>
-      {open !== null && <WebhookDetail id={open} onChanged={load} onClose={() => { setOpen(null); void load() }} />}
+      {open !== null && <WebhookDetail id={open} onChanged={load} onClose={() => { setOpen(null); load() }} />}
       <TableRegion label='Webhook subscriptions'>
         <table>
           <caption>{subscriptions === null ? 'Loading subscriptions…' : `${subscriptions.length} subscriptions`}</caption>
           <thead>
             <tr><th scope='col'>URL</th><th scope='col'>Events</th><th scope='col'>State</th><th scope='col'>Last success</th>
-              <th scope='col'>Failures in a row</th><th scope='col'>Backlog</th><th scope='col'>Last error</th><th scope='col'>Actions</th></tr>
+              <th scope='col'>Failures in a row</th><th scope='col'>Backlog</th><th scope='col'>Last error</th><th scope='col'>Actions</th>
+            </tr>
           </thead>
           <tbody>
             {subscriptions?.map((s) => (

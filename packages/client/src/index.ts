@@ -233,6 +233,11 @@ export function createPlantStoreClient ({ baseUrl, token, fetch = globalThis.fet
         options)
     },
 
+    /** GET /tokens/current (any valid token): the caller's own name, scopes and expiry. */
+    async currentToken (): Promise<Schemas['CurrentToken']> {
+      return (await call('GET', '/tokens/current')).value as Schemas['CurrentToken']
+    },
+
     /** GET /tokens (scope tokens:manage): every token's name, scopes, state and dates; never the token. */
     async listTokens (): Promise<Token[]> {
       return (await call('GET', '/tokens')).value as Token[]

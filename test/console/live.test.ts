@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { createPlant, newDatabase, run, serve, stop } from '../executable.js'
+import { freePort } from '../receiver.js'
+import { checkAccessibility, launch, openPage, signIn, skip } from './browser.js'
+
+test('Live: a plant created by curl appears in the feed and in the Plants list within a second; the feed filters, pauses, and resumes after a drop', { skip, timeout: 120_000 }, async (t) => {
+  const database = newDatabase()
+  const token = (await run(['tokens', 'create', '--name', 'operator', '--database', database])).stdout.trim()
+  const port = await freePort()
+  let server = await serve(database, ['--port', String(port)])
+  t.after(() => stop(server))
+  const { page, consoleErrors } = await openPage(await launch(t))
+  await signIn(page, server.url, token)
+  await page.locator('caption', { hasText: '0 plants on this page' }).waitFor()
+
+  // In the list, in place, without a reload.
+  let start = Date.now()
+  await createPlant(server.url, token, '{"id":9007199254740993,"name":"Above 2^53"}')
+  await page.locator('tr[data-id="9007199254740993"]').waitFor({ timeout: 1000 })
+  const inList = Date.now() - start
+
+  await page.getByRole('link', { name: 'Live' }).click()
+  await page.getByRole('heading', { name: 'Live', level: 1 }).waitFor()
+  const feed = page.getByRole('list', { name: 'Events' })
+  await feed.getByText('{"name":"Above 2^53","id":"9007199254740993"}').waitFor()
+  start = Date.now()
+  await createPlant(server.url, token, { id: 2, name: 'Fern' })
+  await feed.locator('li.plant-created', { hasText: '"id":"2"' }).waitFor({ timeout: 1000 })
+  const inFeed = Date.now() - start
+  assert.ok(inList < 1000 && inFeed < 1000, `${inList} ms, ${inFeed} ms`)
+
+  // Filtered by type; paused while hovered.
+  await fetch(`${server.url}/plants/2`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } })
+  await feed.locator('li.plant-deleted').waitFor()
+  await page.getByRole('checkbox', { name: 'plant.deleted' }).uncheck()
+  await feed.locator('li.plant-deleted').waitFor({ state: 'detached' })
+  await feed.hover()
+  await createPlant(server.url, token, { id: 3, name: 'Held back' })
+  await page.getByText('Paused while you read: 1 new.').waitFor()
+  assert.equal(await feed.locator('li', { hasText: 'Held back' }).count(), 0)
+  await page.mouse.move(1, 1)
+  await feed.locator('li', { hasText: 'Held back' }).waitFor()
+  await checkAccessibility(page, 'Live')
+  await page.screenshot({ path: 'docs/console-live.png' })
+
+  // The server goes away: a banner; it comes back: what happened meanwhile arrives, once.
+  await stop(server)
+  await page.getByText('Live updates are disconnected; reconnecting…').waitFor()
+  server = await serve(database, ['--port', String(port)])
+  await createPlant(server.url, token, { id: 4, name: 'While away' })
+  await feed.locator('li', { hasText: 'While away' }).waitFor({ timeout: 15_000 })
+  await page.getByText('Live updates are disconnected; reconnecting…').waitFor({ state: 'detached' })
+  assert.equal(await feed.locator('li', { hasText: 'While away' }).count(), 1)
+  assert.deepEqual(consoleErrors().filter((text) => !text.includes('net::ERR_')), [], 'nothing but the dropped connection')
+})

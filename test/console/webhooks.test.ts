@@ -1,0 +1,64 @@
+/// <reference lib="dom" />
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { createPlant, newDatabase, run, serve, stop } from '../executable.js'
+import { startReceiver, waitFor } from '../receiver.js'
+import { checkAccessibility, launch, openPage, signIn, skip } from './browser.js'
+
+test('Webhooks: subscribe a local receiver (the secret shown once and copied), see a delivery, redeliver, rotate, disable and enable', { skip, timeout: 120_000 }, async (t) => {
+  const receiver = await startReceiver()
+  t.after(() => receiver.close())
+  const database = newDatabase()
+  const token = (await run(['tokens', 'create', '--name', 'operator', '--scope', 'plants:read', '--scope', 'plants:write',
+    '--scope', 'webhooks:manage', '--database', database])).stdout.trim()
+  // The receiver listens on loopback, which only an operator's setting lets the API subscribe.
+  const server = await serve(database, ['--webhook-allow-private'])
+  t.after(() => stop(server))
+  const { page, consoleErrors } = await openPage(await launch(t))
+  await signIn(page, server.url, token)
+  await page.getByRole('link', { name: 'Webhooks' }).click()
+
+  const form = page.getByRole('form', { name: 'New subscription' })
+  await form.getByLabel('URL').fill(receiver.url)
+  await form.getByLabel('Description').fill('the shop')
+  await form.getByRole('button', { name: 'Subscribe' }).click()
+  const secret = page.getByTestId('secret')
+  await secret.waitFor()
+  const shown = (await secret.textContent())!
+  assert.match(shown, /^whsec_[A-Za-z0-9+/]{43}=$/)
+  await page.getByRole('button', { name: 'Copy' }).click()
+  await page.getByText('Copied.').waitFor()
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), shown)
+  await page.getByRole('button', { name: 'Done' }).click()
+  assert.equal(await page.getByTestId('secret').count(), 0, 'never shown again')
+
+  await createPlant(server.url, token, { id: 1, name: 'Fern' })
+  await waitFor(() => receiver.received.length === 1, 10_000, 'the delivery')
+  const webhookId = receiver.received[0]!.headers['webhook-id']
+  await page.getByRole('button', { name: /^Open subscription/ }).click()
+  await page.getByRole('button', { name: 'Refresh' }).click()
+  const delivery = page.locator(`tr[data-event="${webhookId}"]`)
+  await delivery.locator('td.state', { hasText: 'delivered' }).waitFor()
+  await checkAccessibility(page, 'Webhooks')
+  await page.screenshot({ path: 'docs/console-webhooks.png', fullPage: true })
+
+  await delivery.getByRole('button', { name: `Redeliver ${webhookId}` }).click()
+  await waitFor(() => receiver.received.length === 2, 10_000, 'the redelivery')
+  assert.equal(receiver.received[1]!.headers['webhook-id'], webhookId, 'the same webhook-id')
+
+  await page.getByRole('button', { name: 'Rotate secret' }).click()
+  await page.getByText('The new signing secret').waitFor()
+  assert.notEqual(await page.getByTestId('secret').textContent(), shown)
+
+  await page.getByRole('button', { name: 'Disable' }).click()
+  await page.locator('section.detail strong.state', { hasText: 'disabled' }).waitFor()
+  assert.equal(((await (await fetch(`${server.url}/webhooks`, { headers: { authorization: `Bearer ${token}` } })).json()) as Array<{ state: string }>)[0]!.state, 'disabled')
+  await page.getByRole('button', { name: 'Enable' }).click()
+  await page.locator('section.detail strong.state', { hasText: 'enabled' }).waitFor()
+
+  // Recover since a minute ago: nothing failed, so none.
+  await page.getByLabel('Recover since').fill(new Date(Date.now() - 60_000 - new Date().getTimezoneOffset() * 60_000).toISOString().slice(0, 16))
+  await page.getByRole('button', { name: 'Recover' }).click()
+  await page.getByText(/^0 failed or given-up events since/).waitFor()
+  assert.deepEqual(consoleErrors(), [])
+})
