@@ -51,7 +51,7 @@ describe('the plantstore executable', () => {
     await stop(second)
     const list = await run(['tokens', 'list', '--json', '--database', database])
     assert.deepEqual(JSON.parse(list.stdout).map((t: { name: string }) => t.name), ['default'])
-    assert.deepEqual(Object.keys(JSON.parse(list.stdout)[0]).sort(), ['createdAt', 'expiresAt', 'id', 'name', 'revokedAt', 'scopes', 'state'],
+    assert.deepEqual(Object.keys(JSON.parse(list.stdout)[0]).sort(), ['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'name', 'revokedAt', 'scopes', 'state'],
       'the list shows no token and no hash')
   })
 

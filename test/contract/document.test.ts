@@ -39,6 +39,8 @@ test('each operation declares its security: a scope, or none for the operational
   for (const op of operations) {
     if (['/healthz', '/readyz', '/openapi.json', '/openapi.yaml', '/metrics'].includes(op.url)) assert.equal(op.scope, undefined, op.url)
     else if (op.url.startsWith('/webhooks')) assert.equal(op.scope, 'webhooks:manage', `${op.method} ${op.url}`)
+    else if (op.url === '/tokens/current') assert.equal(op.scope, 'any', 'any valid token may ask who it is')
+    else if (op.url.startsWith('/tokens')) assert.equal(op.scope, 'tokens:manage', `${op.method} ${op.url}`)
     else assert.match(String(op.scope), /^plants:(read|write)$/, `${op.method} ${op.url}`)
   }
 })
