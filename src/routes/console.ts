@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError } from '../contract/errors.js'
 
 // Built by `npm run build` (scripts/build-console.mjs) from console/; two levels above both
@@ -40,7 +40,7 @@ function loadAssets (): Map<string, Asset> | undefined {
 export default async function consoleRoutes (app: FastifyInstance) {
   const assets = loadAssets()
 
-  const serve = (name: ConsoleFile) => async (request: { headers: Record<string, unknown> }, reply: import('fastify').FastifyReply) => {
+  const serve = (name: ConsoleFile) => async (request: FastifyRequest, reply: FastifyReply) => {
     const asset = assets?.get(name)
     if (asset === undefined) throw new ApiError(503, 5001, 'the console is not built: run npm run build', { 'retry-after': '60' })
     reply.header('content-security-policy', CONSOLE_CSP)
