@@ -63,8 +63,7 @@ export default async function tokenRoutes (app: FastifyInstance) {
       const scopes = body.scopes ?? DEFAULT_SCOPES
       const missing = missingScope(request, scopes)
       if (missing !== undefined) throw new InsufficientScope(missing)
-      const active = (await tokens.list()).filter((token) => tokenState(token) === 'active').length
-      if (active >= MAX_ACTIVE_TOKENS) throw new TooManyRequests(60, `the store holds ${MAX_ACTIVE_TOKENS} active tokens, the most the API creates; revoke one first`)
+      if (await tokens.countActive() >= MAX_ACTIVE_TOKENS) throw new TooManyRequests(60, `the store holds ${MAX_ACTIVE_TOKENS} active tokens, the most the API creates; revoke one first`)
       const token = generateToken()
       try {
         const created = await tokens.create({ name: body.name, hash: hashToken(token), scopes: [...new Set(scopes)], expiresAt: expiryFor(request, body.expiresIn) })
@@ -80,7 +79,7 @@ export default async function tokenRoutes (app: FastifyInstance) {
     ...operation('revokeToken'),
     handler: async (request, reply) => {
       const { id } = request.params as { id: bigint }
-      const target = id > 0n && id <= BigInt(Number.MAX_SAFE_INTEGER) ? (await tokens.list()).find((token) => token.id === Number(id)) : undefined
+      const target = id > 0n && id <= BigInt(Number.MAX_SAFE_INTEGER) ? await tokens.find(Number(id)) : undefined
       if (target === undefined) throw new NotFound(`token ${id} not found`)
       const missing = missingScope(request, target.scopes)
       if (missing !== undefined) throw new InsufficientScope(missing)

@@ -40,6 +40,10 @@ export interface TokenStore {
   create (token: NewToken): Promise<TokenRecord>
   /** Creates the token only when the store has none at all; answers whether it did. */
   createFirst (token: NewToken): Promise<boolean>
+  /** One token by id, without its hash. */
+  find (id: number): Promise<TokenRecord | undefined>
+  /** How many tokens are neither revoked nor expired. */
+  countActive (): Promise<number>
   /** Every token, with this process's uses written down first. */
   list (): Promise<TokenRecord[]>
   /** Revokes by name or numeric id; answers the revoked token, or undefined when none matched. */

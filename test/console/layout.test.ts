@@ -1,18 +1,13 @@
 /// <reference lib="dom" />
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { newDatabase, run, serve, stop } from '../executable.js'
 import { CONSOLE_CSP } from '../../src/routes/console.js'
-import { checkAccessibility, launch, openPage, skip } from './browser.js'
+import { checkAccessibility, launch, openPage, serveWithToken, skip } from '../browser.js'
 
 const SCREENS = ['Plants', 'Live', 'Webhooks', 'Tokens']
 
 test('at 375 px wide, by keyboard alone: sign in, visit every screen, nothing wider than the screen, axe clean, CSP served', { skip, timeout: 120_000 }, async (t) => {
-  const database = newDatabase()
-  const token = (await run(['tokens', 'create', '--name', 'phone', '--scope', 'plants:read', '--scope', 'plants:write',
-    '--scope', 'webhooks:manage', '--scope', 'tokens:manage', '--database', database])).stdout.trim()
-  const server = await serve(database)
-  t.after(() => stop(server))
+  const { token, server } = await serveWithToken(t, ['plants:read', 'plants:write', 'webhooks:manage', 'tokens:manage'])
   const page0 = await fetch(`${server.url}/console`)
   assert.equal(page0.headers.get('content-security-policy'), CONSOLE_CSP)
   assert.doesNotMatch(await page0.text(), /<script>|<style>|https?:\/\//, 'no inline script or style, nothing from another origin')

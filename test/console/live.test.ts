@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { createPlant, newDatabase, run, serve, stop } from '../executable.js'
 import { freePort } from '../receiver.js'
-import { checkAccessibility, launch, openPage, signIn, skip } from './browser.js'
+import { checkAccessibility, launch, openPage, signIn, skip } from '../browser.js'
 
 test('Live: a plant created by curl appears in the feed and in the Plants list within a second; the feed filters, pauses, and resumes after a drop', { skip, timeout: 120_000 }, async (t) => {
   const database = newDatabase()

@@ -1,13 +1,10 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { createPlant, newDatabase, run, serve, stop } from '../executable.js'
-import { checkAccessibility, launch, openPage, signIn, skip } from './browser.js'
+import { createPlant } from '../executable.js'
+import { checkAccessibility, launch, openPage, serveWithToken, signIn, skip } from '../browser.js'
 
 test('Plants: create an id above 2^53, see every digit, edit through a conflict, delete with confirmation, filter by tag', { skip, timeout: 120_000 }, async (t) => {
-  const database = newDatabase()
-  const token = (await run(['tokens', 'create', '--name', 'operator', '--database', database])).stdout.trim()
-  const server = await serve(database)
-  t.after(() => stop(server))
+  const { token, server } = await serveWithToken(t)
   const { page, consoleErrors } = await openPage(await launch(t))
   await signIn(page, server.url, token)
   await page.getByRole('heading', { name: 'Plants', level: 1 }).waitFor()

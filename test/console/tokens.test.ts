@@ -1,15 +1,10 @@
 /// <reference lib="dom" />
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { newDatabase, run, serve, stop } from '../executable.js'
-import { checkAccessibility, launch, openPage, signIn, skip } from './browser.js'
+import { checkAccessibility, launch, openPage, serveWithToken, signIn, skip } from '../browser.js'
 
 test('Tokens: create one (shown once), sign in with it and see what its scopes forbid, revoke it and see it refused; sign out forgets', { skip, timeout: 120_000 }, async (t) => {
-  const database = newDatabase()
-  const token = (await run(['tokens', 'create', '--name', 'operator', '--scope', 'plants:read', '--scope', 'plants:write',
-    '--scope', 'webhooks:manage', '--scope', 'tokens:manage', '--database', database])).stdout.trim()
-  const server = await serve(database)
-  t.after(() => stop(server))
+  const { token, server } = await serveWithToken(t, ['plants:read', 'plants:write', 'webhooks:manage', 'tokens:manage'])
   const { page, consoleErrors } = await openPage(await launch(t))
   await signIn(page, server.url, token)
   await page.getByRole('link', { name: 'Tokens' }).click()

@@ -1,19 +1,15 @@
 /// <reference lib="dom" />
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { createPlant, newDatabase, run, serve, stop } from '../executable.js'
+import { createPlant } from '../executable.js'
 import { startReceiver, waitFor } from '../receiver.js'
-import { checkAccessibility, launch, openPage, signIn, skip } from './browser.js'
+import { checkAccessibility, launch, openPage, serveWithToken, signIn, skip } from '../browser.js'
 
 test('Webhooks: subscribe a local receiver (the secret shown once and copied), see a delivery, redeliver, rotate, disable and enable', { skip, timeout: 120_000 }, async (t) => {
   const receiver = await startReceiver()
   t.after(() => receiver.close())
-  const database = newDatabase()
-  const token = (await run(['tokens', 'create', '--name', 'operator', '--scope', 'plants:read', '--scope', 'plants:write',
-    '--scope', 'webhooks:manage', '--database', database])).stdout.trim()
   // The receiver listens on loopback, which only an operator's setting lets the API subscribe.
-  const server = await serve(database, ['--webhook-allow-private'])
-  t.after(() => stop(server))
+  const { token, server } = await serveWithToken(t, ['plants:read', 'plants:write', 'webhooks:manage'], ['--webhook-allow-private'])
   const { page, consoleErrors } = await openPage(await launch(t))
   await signIn(page, server.url, token)
   await page.getByRole('link', { name: 'Webhooks' }).click()

@@ -1,12 +1,8 @@
 import assert from 'node:assert/strict'
-import { existsSync } from 'node:fs'
 import { test } from 'node:test'
-import { chromium } from 'playwright-core'
 import { createPlant, newDatabase, run, serve, stop } from '../executable.js'
 import { freePort } from '../receiver.js'
-
-const CHROMIUM = '/usr/bin/chromium'
-const skip = !existsSync(CHROMIUM) && process.env.CI === undefined ? 'no /usr/bin/chromium (apt-get install chromium)' : false
+import { launch, skip } from '../browser.js'
 
 test('a browser\'s EventSource with a ticket follows the store, and resumes after the server restarts', { skip, timeout: 90_000 }, async (t) => {
   const database = newDatabase()
@@ -15,12 +11,7 @@ test('a browser\'s EventSource with a ticket follows the store, and resumes afte
   let server = await serve(database, ['--port', String(port)])
   t.after(() => stop(server))
   const url = server.url
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync']
-  })
-  t.after(() => browser.close())
+  const browser = await launch(t)
   const page = await browser.newPage()
   const errors: string[] = []
   page.on('pageerror', (error) => errors.push(error.message))

@@ -60,6 +60,17 @@ export class PostgresTokens implements TokenStore {
     })
   }
 
+  async find (id: number) {
+    const [row] = await this.#db.query<TokenRow>('SELECT * FROM tokens WHERE id = $1', [id])
+    return row === undefined ? undefined : toToken(row)
+  }
+
+  async countActive () {
+    const [row] = await this.#db.query<{ count: bigint }>(
+      'SELECT count(*) AS count FROM tokens WHERE revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $1)', [Date.now()])
+    return Number(row!.count)
+  }
+
   async list () {
     await this.#usage.flush()
     return (await this.#db.query<TokenRow>('SELECT * FROM tokens ORDER BY id')).map(toToken)

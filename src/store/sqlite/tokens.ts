@@ -69,6 +69,18 @@ export class SqliteTokens implements TokenStore {
     return guard(() => createIfNone.immediate())
   }
 
+  async find (id: number) {
+    return guard(() => {
+      const row = this.#sql.get<[number], TokenRow>('SELECT * FROM tokens WHERE id = ?').get(id)
+      return row === undefined ? undefined : toToken(row)
+    })
+  }
+
+  async countActive () {
+    return guard(() => Number(this.#sql.get<[number], { count: bigint }>(
+      'SELECT count(*) AS count FROM tokens WHERE revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)').get(Date.now())!.count))
+  }
+
   async list () {
     await this.#usage.flush()
     return guard(() => this.#sql.get<[], TokenRow>('SELECT * FROM tokens ORDER BY id').all().map(toToken))

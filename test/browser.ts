@@ -5,6 +5,7 @@ import { createRequire } from 'node:module'
 import type { TestContext } from 'node:test'
 import { chromium } from 'playwright-core'
 import type { Browser, Page } from 'playwright-core'
+import { newDatabase, run, serve, stop } from './executable.js'
 
 const CHROMIUM = '/usr/bin/chromium'
 export const skip = !existsSync(CHROMIUM) && process.env.CI === undefined ? 'no /usr/bin/chromium (apt-get install chromium)' : false
@@ -54,4 +55,13 @@ export async function checkAccessibility (page: Page, what: string) {
     return result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }))
   })
   assert.deepEqual(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical'), [], `${what}: ${JSON.stringify(violations)}`)
+}
+
+/** The built server on a store of its own, with one token holding `scopes` (the CLI's default when none); stopped when the test ends. */
+export async function serveWithToken (t: TestContext, scopes: string[] = [], extra: string[] = []) {
+  const database = newDatabase()
+  const token = (await run(['tokens', 'create', '--name', 'operator', ...scopes.flatMap((scope) => ['--scope', scope]), '--database', database])).stdout.trim()
+  const server = await serve(database, extra)
+  t.after(() => stop(server))
+  return { token, server }
 }
