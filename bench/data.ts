@@ -9,6 +9,7 @@
  * Writes bench/results/data.{json,md}.
  */
 import { execFileSync, spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
@@ -47,6 +48,18 @@ function plantsFile (count: number, name: string): string {
   return path
 }
 
+/** Plants whose ids come in random order over the whole int64 range, as an export from another system may. */
+function randomOrderFile (count: number, name: string): string {
+  const ids = new Set<bigint>()
+  while (ids.size < count) ids.add(randomBytes(8).readBigInt64BE())
+  const path = join(dir, name)
+  let text = ''
+  let i = 0
+  for (const id of ids) text += `{"name":"Plant number ${i}","id":${id}${i++ % 3 === 0 ? '' : ',"tag":"odd"'}}\n`
+  writeFileSync(path, text)
+  return path
+}
+
 let stores = 0
 /** A new, migrated SQLite store: only serve and migrate create one. */
 function sqlite () {
@@ -73,6 +86,10 @@ async function main () {
 
   rows.push([`import into SQLite, ${N.toLocaleString('en')} plants, durable`, `${(await rate('import', N, (size) =>
     timed(['import', size === 'empty' ? empty : full, '--database', sqlite()]))).toLocaleString('en')} plants/s`])
+
+  const shuffled = randomOrderFile(N, 'random-order.ndjson')
+  rows.push([`import into SQLite, ${N.toLocaleString('en')} plants, ids in random order over int64, durable`, `${(await rate('import random', N, (size) =>
+    timed(['import', size === 'empty' ? empty : shuffled, '--database', sqlite()]))).toLocaleString('en')} plants/s`])
 
   const source = sqlite()
   await timed(['import', full, '--database', source])

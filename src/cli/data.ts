@@ -24,7 +24,7 @@ export function registerData (program: Command) {
     .addOption(new Option('--on-conflict <mode>', 'a plant stored under the same id with other content: fail (stop), skip (keep the stored one) or replace')
       .choices(['fail', 'skip', 'replace']).default('fail'))
     .option('--notify', 'send the newPlant webhook for each plant created (default: none)')
-    .addOption(new Option('--batch-size <n>', 'plants committed per transaction').default('5000'))
+    .addOption(new Option('--batch-size <n>', 'plants committed per transaction').default('20000'))
     .addOption(databaseOption())
     .addOption(quietOption())
     .action(async (file: string, options: { onConflict: 'fail' | 'skip' | 'replace', notify?: boolean, batchSize: string, database?: string, quiet?: boolean }) => {

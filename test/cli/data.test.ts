@@ -95,6 +95,13 @@ describe('plantstore export and import', () => {
       assert.match(failed.stderr, /^plantstore: line 2: plant 2 exists with different content/)
       const names = () => withStore(database, async (store) => (await store.plants.list({ limit: 10 })).plants.map((p) => `${p.id}:${p.name}`))
       assert.deepEqual(await names(), ['1:one', '2:stored'], 'the line before the conflict is stored, the ones after it are not')
+      // Ids out of order (SQLite imports a batch sorted by id): still the file's first conflict, and
+      // nothing after it in the file, even a lower id.
+      writeFileSync(file(`unordered-${kind}.ndjson`), '{"id":9,"name":"nine"}\n{"id":2,"name":"imported"}\n{"id":0,"name":"zero"}\n')
+      const unordered = await run(['import', file(`unordered-${kind}.ndjson`), '--database', database])
+      assert.match(unordered.stderr, /^plantstore: line 2: plant 2 exists with different content/)
+      assert.deepEqual(await names(), ['1:one', '2:stored', '9:nine'])
+      await withStore(database, async (store) => { await store.plants.delete(9n) })
       const skip = await run(['import', file(`conflict-${kind}.ndjson`), '--on-conflict', 'skip', '--database', database])
       assert.match(skip.stderr, /imported 3 lines: 1 created, 1 identical skipped, 1 kept/)
       assert.deepEqual(await names(), ['1:one', '2:stored', '3:three'])
