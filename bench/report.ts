@@ -1,6 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus, totalmem } from 'node:os'
 import { CREATE } from './scenarios.js'
+import { RUNGS } from './ladder-rungs.js'
+import { ladderName } from './servers.js'
 import type { Scenario } from './scenarios.js'
 
 /** One measured run: one scenario on one server in one round. */
@@ -30,6 +32,18 @@ export function median (values: number[]): number {
 }
 
 const round2 = (n: number) => Math.round(n * 100) / 100
+
+/** Each store's ladder: the rungs below `store` are shared (they touch no database). */
+const LADDERS = [
+  { store: 'SQLite', rungOf: (rung: string) => ladderName(rung, false), serve: 'plantstore, SQLite' },
+  { store: 'PostgreSQL', rungOf: (rung: string) => ladderName(rung, RUNGS.indexOf(rung as typeof RUNGS[number]) >= RUNGS.indexOf('store')), serve: 'plantstore, PostgreSQL' }
+]
+
+/** Round-by-round ratios of one server's runs to another's. */
+const perRound = (runs: Row[], base: Row[]) => runs.flatMap((run) => {
+  const against = base.find((r) => r.round === run.round)
+  return against === undefined ? [] : [run.requestsPerSecond / against.requestsPerSecond]
+})
 
 /** Medians over the rounds of each scenario × server; ratios are taken round by round, then their median. */
 export function summarise (rows: Row[], settings: Settings) {
@@ -70,9 +84,10 @@ export function summarise (rows: Row[], settings: Settings) {
 
 export function report (rows: Row[], feedRuns: FeedRun[], settings: Settings) {
   const summary = summarise(rows, settings)
+  const rows0 = (scenario: string, server: string) => rows.filter((r) => r.scenario === scenario && r.server === server)
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`
   const header = '| scenario | server | req/s | ratio to ceiling | p50 ms | p99 ms | non-2xx | errors | server CPU s | peak RSS MiB |\n|---|---|---|---|---|---|---|---|---|---|\n'
-  const table = header + summary.filter((r) => !r.server.startsWith('ladder: ')).map((r) => `| ${r.scenario} | ${r.server} | ${r.requestsPerSecond} | ${r.ratioToCeiling} | ${r.p50Ms} | ${r.p99Ms} | ${r.non2xx} | ${r.errors} | ${r.cpuSeconds} | ${r.peakRssMiB} |`).join('\n')
+  const table = header + summary.filter((r) => !r.server.startsWith('ladder')).map((r) => `| ${r.scenario} | ${r.server} | ${r.requestsPerSecond} | ${r.ratioToCeiling} | ${r.p50Ms} | ${r.p99Ms} | ${r.non2xx} | ${r.errors} | ${r.cpuSeconds} | ${r.peakRssMiB} |`).join('\n')
   const withSubscriber = summary.filter((r) => 'deliveredWithin5s' in r) as Array<Record<string, unknown>>
   const webhooks = withSubscriber.length === 0
     ? ''
@@ -86,13 +101,17 @@ export function report (rows: Row[], feedRuns: FeedRun[], settings: Settings) {
       '| server | creates/s | ÷ creates without | p99 ms | every stream complete | out of order | stream lag p99 ms |\n|---|---|---|---|---|---|---|\n' +
       withStreams.map((r) => `| ${r.server} | ${r.requestsPerSecond} | ${r.ratioToOwnCreate} | ${r.p99Ms} | ${r.streamsComplete} | ${r.streamOutOfOrder} | ${r.streamLagP99Ms} |`).join('\n')
   const feed = feedTable(feedRuns)
-  const ladder = ['create (unique ids)', 'GET /plants/{id}'].map((scenario) => {
-    const rungs = summary.filter((r) => r.scenario === scenario && (r.server === settings.ceiling || r.server.startsWith('ladder: ') || r.server === 'plantstore, SQLite'))
-    if (rungs.length < 3) return ''
-    return `\n\nCost ladder, ${scenario}: the bare framework, then each layer added (server CPU per request; the last row is \`plantstore serve\`):\n\n` +
+  const ladder = LADDERS.flatMap(({ store, rungOf, serve }) => ['create (unique ids)', 'GET /plants/{id}'].map((scenario) => {
+    const rungs = RUNGS.map((rung) => summary.find((r) => r.scenario === scenario && r.server === rungOf(rung)))
+    const serveRow = summary.find((r) => r.scenario === scenario && r.server === serve)
+    const rows = [summary.find((r) => r.scenario === scenario && r.server === settings.ceiling), ...rungs, serveRow].filter((r) => r !== undefined)
+    if (rows.length < 3 || serveRow === undefined) return ''
+    const ratio = round2(median(perRound(rows0(scenario, serve), rows0(scenario, rungOf('store')))))
+    return `\n\nCost ladder on ${store}, ${scenario}: the bare framework, then each layer added (server CPU per request; the last row is \`plantstore serve\`; ` +
+      `serve ÷ the store rung, median of the rounds' ratios: **${ratio}**):\n\n` +
       '| server | req/s | ratio to ceiling | p99 ms | server CPU µs/request | this layer µs/request |\n|---|---|---|---|---|---|\n' +
-      rungs.map((r, i) => `| ${r.server} | ${r.requestsPerSecond} | ${r.ratioToCeiling} | ${r.p99Ms} | ${r.cpuMicrosPerRequest} | ${i < 2 ? '' : r.cpuMicrosPerRequest - rungs[i - 1]!.cpuMicrosPerRequest} |`).join('\n')
-  }).join('')
+      rows.map((r, i) => `| ${r.server} | ${r.requestsPerSecond} | ${r.ratioToCeiling} | ${r.p99Ms} | ${r.cpuMicrosPerRequest} | ${i < 2 ? '' : r.cpuMicrosPerRequest - rows[i - 1]!.cpuMicrosPerRequest} |`).join('\n')
+  })).join('')
   const markdown = `${settings.connections} connections, ${settings.durationSeconds} s per run after ${settings.warmupSeconds} s warm-up, ` +
     `median of ${settings.rounds} interleaved round${settings.rounds === 1 ? '' : 's'}${settings.quick ? ' (--quick)' : ''}; ` +
     `${new Date().toISOString().slice(0, 10)} on ${machine}.\n\n${table}${webhooks}${streams}${feed}${ladder}\n`

@@ -62,8 +62,12 @@ async function runOne (server: BenchServer, scenario: Scenario, round: number): 
 }
 
 async function main () {
-  const starters = [startCeiling, ...RUNGS.map((rung) => () => startLadder(rung)), startPlantstoreSqlite,
-    ...(process.env.PLANTSTORE_TEST_POSTGRES_URL !== undefined ? [startPlantstorePostgres] : []), startPrism]
+  const postgres = process.env.PLANTSTORE_TEST_POSTGRES_URL !== undefined
+  // Below the store rung nothing touches a database: PostgreSQL's ladder shares those rungs.
+  const postgresRungs = RUNGS.slice(RUNGS.indexOf('store'))
+  const starters = [startCeiling, ...RUNGS.map((rung) => () => startLadder(rung)),
+    ...(postgres ? postgresRungs.map((rung) => () => startLadder(rung, true)) : []), startPlantstoreSqlite,
+    ...(postgres ? [startPlantstorePostgres] : []), startPrism]
   const servers: BenchServer[] = []
   const rows: Row[] = []
   const feedRuns: FeedRun[] = []

@@ -99,15 +99,19 @@ export async function startPrism (): Promise<BenchServer> {
   return { name: 'Prism mock', token: 'ps_bench', ...started }
 }
 
-/** One rung of the cost ladder (ladder-server.ts), on a new SQLite file where it has a store. */
-export async function startLadder (rung: string): Promise<BenchServer> {
+/** The ladder's rung names: the SQLite ladder's are `ladder: <rung>`; PostgreSQL's store rungs `ladder on PostgreSQL: <rung>`. */
+export const ladderName = (rung: string, postgres: boolean) => `ladder${postgres ? ' on PostgreSQL' : ''}: ${rung}`
+
+/** One rung of the cost ladder (ladder-server.ts), on a new SQLite file, or a new PostgreSQL schema, where it has a store. */
+export async function startLadder (rung: string, postgres = false): Promise<BenchServer> {
   const dir = mkdtempSync(join(tmpdir(), 'plantstore-ladder-'))
-  const database = `sqlite:${join(dir, 'plants.db')}`
+  const database = postgres ? await freshDatabase('postgres:fresh') : `sqlite:${join(dir, 'plants.db')}`
   execFileSync(process.execPath, [cli, 'migrate', '--database', database])
   const token = execFileSync(process.execPath, [cli, 'tokens', 'create', '--name', 'bench', '--database', database], { encoding: 'utf8' }).trim()
-  const started = await startProcess(`ladder: ${rung}`, ['--import', 'tsx', 'bench/ladder-server.ts', rung, database, token], '/healthz', '--port')
+  const name = ladderName(rung, postgres)
+  const started = await startProcess(name, ['--import', 'tsx', 'bench/ladder-server.ts', rung, database, token], '/healthz', '--port')
   return {
-    name: `ladder: ${rung}`,
+    name,
     token,
     ladder: true,
     ...started,
