@@ -57,9 +57,9 @@ console.log(JSON.stringify({ threadMiB: threadBytes / 2 ** 20, mainMiB: mainByte
 test('a worker thread gets the young generation its resourceLimits ask for; the main thread keeps --max-semi-space-size', async () => {
   const { threadMiB, mainMiB } = await runScript<{ threadMiB: number, mainMiB: number }>(youngGenerations, { nodeArgs: ['--max-semi-space-size=8'] })
   // 8 MiB asked: two semi-spaces of at most 4 MiB; the flag alone would have made them 8 MiB each (16).
-  // Under a busy machine the new space was once seen at 8.75 MiB (pages in flight during a scavenge),
-  // so the bound sits between what is asked and what the flag would give.
-  assert.ok(threadMiB < 12, `the thread's young generation is ${threadMiB} MiB`)
+  // The largest size seen during the churn includes pages in flight during a scavenge (12.5 MiB once,
+  // on a busy machine), so the bound sits between that and what the flag would give.
+  assert.ok(threadMiB < 14, `the thread's young generation is ${threadMiB} MiB`)
   assert.ok(mainMiB > 8, `the main thread's young generation is ${mainMiB} MiB`)
 })
 
