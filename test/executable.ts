@@ -45,8 +45,8 @@ export interface Server {
 }
 
 /** Starts `plantstore serve` on a free port and waits for its "listening" log line. */
-export function serve (database: string, extra: string[] = []): Promise<Server> {
-  return startServe(['--database', database, ...extra])
+export function serve (database: string, extra: string[] = [], env: Record<string, string> = {}): Promise<Server> {
+  return startServe(['--database', database, ...extra], undefined, env)
 }
 
 /** Starts `plantstore serve` in `cwd`, on its default store there (./data/plantstore.db). */
@@ -54,8 +54,8 @@ export function serveIn (cwd: string, extra: string[] = []): Promise<Server> {
   return startServe(extra, cwd)
 }
 
-function startServe (args: string[], cwd?: string): Promise<Server> {
-  const child = spawn(process.execPath, [executable, 'serve', '--port', '0', ...args], { env: cleanEnv, cwd })
+function startServe (args: string[], cwd?: string, env: Record<string, string> = {}): Promise<Server> {
+  const child = spawn(process.execPath, [executable, 'serve', '--port', '0', ...args], { env: { ...cleanEnv, ...env }, cwd })
   children.add(child)
   let stdout = ''
   let stderr = ''

@@ -8,6 +8,7 @@ import { generateToken, hashToken } from '../auth/tokens.js'
 import { DEFAULT_SCOPES } from '../store/store.js'
 import { runPrimary } from './cluster.js'
 import { settingOption } from './options.js'
+import { startTracing, tracesRequested } from '../telemetry/tracing.js'
 
 export function registerServe (program: Command) {
   const serve = program.command('serve').description('run the HTTP service')
@@ -16,9 +17,11 @@ export function registerServe (program: Command) {
     .action(async (raw: RawConfig) => {
       const config = loadConfig(raw)
       if (config.workers > 1 && cluster.isPrimary) return runPrimary(config.workers)
+      // Traces only when the OTEL_* settings ask, and started before the store's drivers load.
+      const tracing = tracesRequested() ? await startTracing() : undefined
       // The server (Fastify and everything it loads) only for this command: the others start in a blink.
       const [{ buildApp }, { listen }] = await Promise.all([import('../http/app.js'), import('../http/server.js')])
-      const app = await buildApp(config)
+      const app = await buildApp(config, { tracing })
       // Created before listening, so no request can find a store without tokens; printed after, with the real port.
       const firstToken = generateToken()
       const created = await app.store.tokens.createFirst({

@@ -3,6 +3,7 @@ import type { FastifyServerOptions } from 'fastify'
 import { AccessLog } from '../telemetry/access-log.js'
 import { bufferedStdout, lazyChildLogger } from '../telemetry/logging.js'
 import type { Config } from '../config/config.js'
+import type { Tracing } from '../telemetry/tracing.js'
 import auth from '../auth/bearer.js'
 import { AuthFailureLimiter } from '../auth/failure-limiter.js'
 import { answerClientError, MAX_HEADER_BYTES } from './client-errors.js'
@@ -29,6 +30,8 @@ import consoleRoutes from '../routes/console.js'
 export interface BuildOptions {
   /** A logger destination other than stdout (tests read the log from it). */
   logStream?: NodeJS.WritableStream
+  /** OpenTelemetry, when the OTEL_* settings asked for traces (serve starts it before loading this). */
+  tracing?: Tracing
 }
 
 /** Builds the whole service for a config; never listens (server.ts does). The plugin order is the request order. */
@@ -71,13 +74,18 @@ export async function buildApp (config: Config, options: BuildOptions = {}) {
   // take every file descriptor the process has.
   app.server.maxConnections = config.maxConnections
   const routes = new RouteTable()
+  // First, so that every route declared after it is traced.
+  if (options.tracing !== undefined) {
+    await app.register(options.tracing.plugin)
+    app.addHook('onClose', options.tracing.shutdown)
+  }
   await app.register(routeTable, { routes })
   await app.register(errorHandler)
   await app.register(requestId)
   await app.register(cors, { cors: config.cors })
   const failures = new AuthFailureLimiter(config.limits.authFailures)
   await app.register(requestMetrics, { metrics })
-  await app.register(store, { database: config.database, metrics, tokenCacheBytes: config.caches.tokenBytes })
+  await app.register(store, { database: config.database, metrics, tokenCacheBytes: config.caches.tokenBytes, tracer: options.tracing?.tracer })
   await app.register(webhooks, {
     ...config.webhooks,
     database: config.database,

@@ -2,6 +2,8 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { Metric } from 'prom-client'
 import { DerivedMetric, LeanHistogram } from './lean-metrics.js'
 import type { Store } from '../store/store.js'
+import type { Tracer } from '@opentelemetry/api'
+import { traced } from './tracing.js'
 
 /** Every metric the service exports, on a registry of its own (one per app, so tests do not share one). */
 export class Metrics {
@@ -104,7 +106,7 @@ export class Metrics {
 }
 
 /** A store concern with every method timed into `plantstore_store_operation_duration_seconds` as `concern.method`. */
-function timed<T extends object> (concern: string, target: T, metrics: Metrics, untimed: string[] = []): T {
+function timed<T extends object> (concern: string, target: T, metrics: Metrics, untimed: string[] = [], tracing?: StoreTracing): T {
   const wrapped: Record<string, unknown> = {}
   let prototype: object | null = Object.getPrototypeOf(target)
   const names = new Set(Object.keys(target))
@@ -122,24 +124,31 @@ function timed<T extends object> (concern: string, target: T, metrics: Metrics, 
     // Not an async wrapper: that was one more promise, await and frame around every store call, about
     // 1 KB of garbage per request (sampled). Every timed method is async (the synchronous ones are
     // `untimed`), so even a failure arrives as this promise's rejection, which the caller handles.
-    wrapped[name] = (...args: unknown[]) => {
+    const timedCall = (...args: unknown[]) => {
       const start = performance.now()
       const call = method.apply(target, args) as Promise<unknown>
       const observe = () => { series.observe((performance.now() - start) / 1000) }
       call.then(observe, observe)
       return call
     }
+    // With traces off, the timed call itself: not a branch per call.
+    wrapped[name] = tracing === undefined
+      ? timedCall
+      : (...args: unknown[]) => traced(tracing.tracer, `store ${concern}.${name}`, tracing.system, () => timedCall(...args))
   }
   return wrapped as T
 }
 
-/** The store with every operation timed; the wrappers are made once, not per call. */
-export function instrumentStore (store: Store, metrics: Metrics): Store {
+interface StoreTracing { tracer: Tracer, system: string }
+
+/** The store with every operation timed (and traced, when a tracer is given); the wrappers are made once, not per call. */
+export function instrumentStore (store: Store, metrics: Metrics, tracer?: Tracer): Store {
+  const tracing = tracer === undefined ? undefined : { tracer, system: store.dialect.name === 'postgres' ? 'postgresql' : 'sqlite' }
   return {
     dialect: store.dialect,
-    plants: timed('plants', store.plants, metrics),
-    tokens: timed('tokens', store.tokens, metrics, ['recordUse']),
-    webhooks: timed('webhooks', store.webhooks, metrics),
+    plants: timed('plants', store.plants, metrics, [], tracing),
+    tokens: timed('tokens', store.tokens, metrics, ['recordUse'], tracing),
+    webhooks: timed('webhooks', store.webhooks, metrics, [], tracing),
     bulk: store.bulk,
     events: store.events,
     ping: store.ping,

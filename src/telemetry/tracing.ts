@@ -1,0 +1,41 @@
+import type { FastifyPluginCallback } from 'fastify'
+import type { Tracer } from '@opentelemetry/api'
+
+/** What the service uses of OpenTelemetry once started: the request plugin, a tracer, and a flush. */
+export interface Tracing {
+  plugin: FastifyPluginCallback
+  tracer: Tracer
+  shutdown: () => Promise<void>
+}
+
+/**
+ * Whether the standard OTEL_* settings ask for traces: an OTLP endpoint, or an exporter named. This
+ * module imports no OpenTelemetry code (its imports above are types only), so a service that is not
+ * asked loads none.
+ */
+export function tracesRequested (env: NodeJS.ProcessEnv = process.env): boolean {
+  const exporter = env.OTEL_TRACES_EXPORTER
+  if (exporter !== undefined && exporter !== '') return exporter !== 'none'
+  return (env.OTEL_EXPORTER_OTLP_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? '') !== ''
+}
+
+/** Loads and starts the OpenTelemetry SDK (otel.ts); call before the store's drivers are loaded, so pg is instrumented. */
+export async function startTracing (): Promise<Tracing> {
+  return (await import('./otel.js')).startOtel()
+}
+
+// SpanKind.CLIENT and SpanStatusCode.ERROR, as numbers: this module loads nothing of OpenTelemetry.
+const CLIENT = 2
+const ERROR = 2
+
+/** Runs a store call inside a span of its own, active while it runs, so the pg instrumentation's query spans nest under it. */
+export function traced<T> (tracer: Tracer, name: string, system: string, call: () => Promise<T>): Promise<T> {
+  return tracer.startActiveSpan(name, { kind: CLIENT, attributes: { 'db.system.name': system } }, (span) => {
+    const result = call()
+    result.then(() => span.end(), (error: unknown) => {
+      span.setStatus({ code: ERROR, message: error instanceof Error ? error.message : String(error) })
+      span.end()
+    })
+    return result
+  })
+}

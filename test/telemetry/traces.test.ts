@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict'
+import { existsSync, readFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import { join } from 'node:path'
+import { describe, test } from 'node:test'
+import { fileURLToPath } from 'node:url'
+import { createPlant, newDatabase, run, serve, stop, workdir } from '../executable.js'
+import { freshDatabase } from '../databases.js'
+
+const recorder = fileURLToPath(new URL('../fixtures/record-modules.mjs', import.meta.url))
+let records = 0
+
+interface Span { traceId: string, spanId: string, parentSpanId?: string, name: string, attributes: Array<{ key: string, value: Record<string, unknown> }> }
+
+/** An OTLP/HTTP receiver (JSON) on loopback: every span it is sent. */
+async function startCollector () {
+  const spans: Span[] = []
+  const server = createServer((req, res) => {
+    let body = ''
+    req.on('data', (chunk) => { body += chunk })
+    req.on('end', () => {
+      const sent = JSON.parse(body) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: Span[] }> }> }
+      for (const resource of sent.resourceSpans) for (const scope of resource.scopeSpans) spans.push(...scope.spans)
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}')
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  return { spans, url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(resolve)) }
+}
+
+/** Serves with OpenTelemetry modules recorded; creates and reads a plant; answers what was loaded. */
+async function exercise (database: string, env: Record<string, string>) {
+  const file = join(workdir, `modules-${++records}.txt`)
+  const token = (await run(['tokens', 'create', '--name', 'traced', '--database', database])).stdout.trim()
+  const server = await serve(database, [], { NODE_OPTIONS: `--import ${recorder}`, RECORD_MODULES: file, ...env })
+  try {
+    assert.equal((await createPlant(server.url, token, { id: 1, name: 'Fern' })).status, 200)
+    assert.equal((await fetch(`${server.url}/plants/1`, { headers: { authorization: `Bearer ${token}` } })).status, 200)
+  } finally {
+    await stop(server)
+  }
+  return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n') : []
+}
+
+const tracesTo = (url: string) => ({ OTEL_EXPORTER_OTLP_ENDPOINT: url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '100' })
+
+test('with no OTEL_* endpoint or exporter, the process loads none of OpenTelemetry: no SDK, exporter or instrumentation', async () => {
+  const loaded = await exercise(newDatabase(), {})
+  // Only the API's no-op facade, which prom-client's process_cpu_seconds_total requires for its
+  // exemplars whatever we do; nothing of ours, and nothing else, asks for any of it.
+  const outside = loaded.filter((line) => {
+    const [parent, url] = line.split(' ')
+    return !url!.includes('/@opentelemetry/api/') || !(parent!.includes('/prom-client/') || parent!.includes('/@opentelemetry/api/'))
+  })
+  assert.deepEqual(outside, [])
+})
+
+const databases: Record<string, () => Promise<string>> = {
+  sqlite: async () => newDatabase(),
+  ...(process.env.PLANTSTORE_TEST_POSTGRES_URL !== undefined && {
+    postgres: async () => {
+      const url = await freshDatabase('postgres:fresh')
+      await run(['migrate', '--database', url])
+      return url
+    }
+  })
+}
+
+for (const [name, database] of Object.entries(databases)) {
+  describe(`traces on ${name}`, () => {
+    test('each request is a trace: its span, and the store calls as its children, sent over OTLP/HTTP', async (t) => {
+      const collector = await startCollector()
+      t.after(() => collector.close())
+      const loaded = await exercise(await database(), tracesTo(collector.url))
+      assert.ok(loaded.some((line) => line.includes('@opentelemetry/sdk-node')), 'the SDK is loaded when asked for')
+      const byId = new Map(collector.spans.map((span) => [span.spanId, span]))
+      const get = collector.spans.find((span) => span.name === 'store plants.get')
+      assert.ok(get !== undefined, `a store span: ${collector.spans.map((s) => s.name).join(', ')}`)
+      const ancestors: string[] = []
+      for (let span: Span | undefined = get; span?.parentSpanId !== undefined && span.parentSpanId !== ''; span = byId.get(span.parentSpanId)) {
+        ancestors.push(byId.get(span.parentSpanId)?.name ?? '?')
+      }
+      assert.ok(ancestors.some((n) => /GET|request|handler/i.test(n)), `the store span sits under the request: ${ancestors.join(' < ')}`)
+      assert.ok(collector.spans.some((span) => span.name === 'store plants.create'))
+      const system = get.attributes.find((a) => a.key === 'db.system.name')?.value
+      assert.deepEqual(system, { stringValue: name === 'postgres' ? 'postgresql' : 'sqlite' })
+      if (name === 'postgres') assert.ok(collector.spans.some((span) => span.parentSpanId === get.spanId), 'pg\'s query spans under the store call')
+    })
+  })
+}
+
+test('sampling off: nothing is sent', async (t) => {
+  const collector = await startCollector()
+  t.after(() => collector.close())
+  await exercise(newDatabase(), { ...tracesTo(collector.url), OTEL_TRACES_SAMPLER: 'always_off' })
+  assert.deepEqual(collector.spans, [])
+})
