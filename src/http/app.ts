@@ -85,7 +85,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}) {
   await app.register(cors, { cors: config.cors })
   const failures = new AuthFailureLimiter(config.limits.authFailures)
   await app.register(requestMetrics, { metrics })
-  await app.register(store, { database: config.database, metrics, tokenCacheBytes: config.caches.tokenBytes, tracer: options.tracing?.tracer })
+  await app.register(store, { database: config.database, metrics, tokenCacheBytes: config.caches.tokenBytes, tracing: options.tracing })
   await app.register(webhooks, {
     ...config.webhooks,
     database: config.database,

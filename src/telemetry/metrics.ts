@@ -2,8 +2,8 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { Metric } from 'prom-client'
 import { DerivedMetric, LeanHistogram } from './lean-metrics.js'
 import type { Store } from '../store/store.js'
-import type { Tracer } from '@opentelemetry/api'
 import { traced } from './tracing.js'
+import type { Tracing } from './tracing.js'
 
 /** Every metric the service exports, on a registry of its own (one per app, so tests do not share one). */
 export class Metrics {
@@ -134,16 +134,16 @@ function timed<T extends object> (concern: string, target: T, metrics: Metrics, 
     // With traces off, the timed call itself: not a branch per call.
     wrapped[name] = tracing === undefined
       ? timedCall
-      : (...args: unknown[]) => traced(tracing.tracer, `store ${concern}.${name}`, tracing.system, () => timedCall(...args))
+      : (...args: unknown[]) => traced(tracing, `store ${concern}.${name}`, tracing.system, () => timedCall(...args))
   }
   return wrapped as T
 }
 
-interface StoreTracing { tracer: Tracer, system: string }
+type StoreTracing = Pick<Tracing, 'tracer' | 'recording'> & { system: string }
 
-/** The store with every operation timed (and traced, when a tracer is given); the wrappers are made once, not per call. */
-export function instrumentStore (store: Store, metrics: Metrics, tracer?: Tracer): Store {
-  const tracing = tracer === undefined ? undefined : { tracer, system: store.dialect.name === 'postgres' ? 'postgresql' : 'sqlite' }
+/** The store with every operation timed (and traced, when traces are on); the wrappers are made once, not per call. */
+export function instrumentStore (store: Store, metrics: Metrics, traces?: Tracing): Store {
+  const tracing = traces === undefined ? undefined : { ...traces, system: store.dialect.name === 'postgres' ? 'postgresql' : 'sqlite' }
   return {
     dialect: store.dialect,
     plants: timed('plants', store.plants, metrics, [], tracing),

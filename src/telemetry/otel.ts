@@ -23,6 +23,7 @@ export function startOtel () {
   return {
     plugin: fastify.plugin(),
     tracer: trace.getTracer('plantstore'),
+    recording: () => trace.getActiveSpan()?.isRecording() === true,
     shutdown: () => sdk.shutdown()
   }
 }

@@ -5,6 +5,8 @@ import type { Tracer } from '@opentelemetry/api'
 export interface Tracing {
   plugin: FastifyPluginCallback
   tracer: Tracer
+  /** Whether the span active now records (its trace was sampled): store calls outside one make no span. */
+  recording: () => boolean
   shutdown: () => Promise<void>
 }
 
@@ -28,9 +30,13 @@ export async function startTracing (): Promise<Tracing> {
 const CLIENT = 2
 const ERROR = 2
 
-/** Runs a store call inside a span of its own, active while it runs, so the pg instrumentation's query spans nest under it. */
-export function traced<T> (tracer: Tracer, name: string, system: string, call: () => Promise<T>): Promise<T> {
-  return tracer.startActiveSpan(name, { kind: CLIENT, attributes: { 'db.system.name': system } }, (span) => {
+/**
+ * Runs a store call inside a span of its own, active while it runs, so the pg instrumentation's query
+ * spans nest under it; in a trace that is not sampled (most, at a ratio), the call alone.
+ */
+export function traced<T> (tracing: Pick<Tracing, 'tracer' | 'recording'>, name: string, system: string, call: () => Promise<T>): Promise<T> {
+  if (!tracing.recording()) return call()
+  return tracing.tracer.startActiveSpan(name, { kind: CLIENT, attributes: { 'db.system.name': system } }, (span) => {
     const result = call()
     result.then(() => span.end(), (error: unknown) => {
       span.setStatus({ code: ERROR, message: error instanceof Error ? error.message : String(error) })
