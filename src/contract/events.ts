@@ -12,9 +12,13 @@ export const PLANT_EVENT_TYPES = ['plant.created', 'plant.updated', 'plant.delet
 export type PlantEventType = typeof PLANT_EVENT_TYPES[number]
 
 /** A plant change, as the store appends it to the log in the change's own transaction. */
-export type PlantChange =
+export type PlantChange = (
   | { type: 'plant.created' | 'plant.updated', plant: Plant }
   | { type: 'plant.deleted', plant: Pick<Plant, 'id'> }
+) & {
+  /** The W3C traceparent of the request that made it, when traces are on. */
+  trace?: string
+}
 
 /** An event of the log, as readers get it: its data is JSON text, ids with every digit. */
 export interface LoggedEvent {
@@ -25,6 +29,8 @@ export interface LoggedEvent {
   /** Unix milliseconds of the commit that appended it. */
   createdAt: number
   data: string
+  /** The W3C traceparent of the request that made it, when traces were on. */
+  traceParent: string | null
 }
 
 /** An event's data: the plant as `GET /plants/{id}` answers it, or `{"id": …}` for a deletion. */

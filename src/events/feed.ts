@@ -3,6 +3,7 @@ import type { LoggedEvent, PlantEventType } from '../contract/events.js'
 import type { EventStore } from '../store/store.js'
 import { formatBatch } from './batch.js'
 import { EventStream } from './stream.js'
+import type { Spans } from '../lib/trace-context.js'
 import type { StreamSettings } from './stream.js'
 
 // Events read from the log at a time, by the feed and by a stream catching up.
@@ -14,7 +15,12 @@ const MIN_READ_GAP_MS = 10
 export interface FeedSettings extends StreamSettings {
   /** How often every stream gets a comment line (proxies close connections that stay quiet). */
   heartbeatMs: number
+  /** When traces are on: a span per batch handed to the live streams, linked to its events' requests. */
+  spans?: Spans
 }
+
+// A span keeps at most this many links by default (OTEL_SPAN_LINK_COUNT_LIMIT).
+const MAX_LINKS = 128
 
 /**
  * The event log's one reader in this process: it tails the log (woken by this process's own commits
@@ -103,12 +109,25 @@ export class EventFeed {
         return // the store is unreachable: the next wake (a commit, or the watch's poll) tries again
       }
       if (events.length === 0) return
-      const batch = formatBatch(events)
-      for (const stream of this.#live) {
-        if (!stream.write(batch)) this.#live.delete(stream)
+      const { spans } = this.#settings
+      if (spans === undefined || this.#live.size === 0) this.#fanOut(events)
+      else {
+        spans.run('events fan-out', {
+          kind: 'producer',
+          links: events.slice(0, MAX_LINKS).map((event) => event.traceParent),
+          attributes: { 'plantstore.events.count': events.length, 'plantstore.streams.count': this.#live.size }
+        }, () => this.#fanOut(events))
       }
       this.#position = events.at(-1)!.sequence
       if (events.length < PAGE) return
+    }
+  }
+
+  /** Hands a batch to every live stream; one that cannot keep up was cut and leaves the live set. */
+  #fanOut (events: LoggedEvent[]) {
+    const batch = formatBatch(events)
+    for (const stream of this.#live) {
+      if (!stream.write(batch)) this.#live.delete(stream)
     }
   }
 

@@ -91,9 +91,11 @@ export async function buildApp (config: Config, options: BuildOptions = {}) {
     database: config.database,
     onAttempt: (outcome, count) => metrics.webhookDeliveries.inc({ outcome }, count),
     onDelivered: (lagSeconds) => metrics.webhookLag.observe(lagSeconds),
-    onDisabled: () => metrics.webhooksDisabled.inc()
+    onDisabled: () => metrics.webhooksDisabled.inc(),
+    spans: options.tracing?.spans,
+    tracing: options.tracing?.module
   })
-  await app.register(events, { retentionMs: config.events.retentionMs, bufferBytes: config.events.streamBufferBytes, metrics })
+  await app.register(events, { retentionMs: config.events.retentionMs, bufferBytes: config.events.streamBufferBytes, metrics, spans: options.tracing?.spans })
   metrics.observeWebhooks({ backlog: () => app.store.webhooks.backlog(), concurrency: () => app.webhooks.concurrency() })
   await app.register(overload, { maxEventLoopDelayMs: config.limits.maxEventLoopDelayMs })
   await app.register(auth, { failures, rateLimit: config.limits.perToken, jwt: config.jwt })

@@ -2,6 +2,7 @@ import fp from 'fastify-plugin'
 import { EventFeed } from '../events/feed.js'
 import { Retention } from '../events/retention.js'
 import type { Metrics } from '../telemetry/metrics.js'
+import type { Spans } from '../lib/trace-context.js'
 
 const HEARTBEAT_MS = 15_000
 const RETENTION_EVERY_MS = 60_000
@@ -11,8 +12,11 @@ const RETENTION_EVERY_MS = 60_000
  * beside the server: both start once the app is ready; at close, every stream is ended after its
  * last whole event before the server drains (streams would otherwise hold it open).
  */
-export default fp<{ retentionMs: number, bufferBytes: number, metrics: Metrics, heartbeatMs?: number }>(async (app, { retentionMs, bufferBytes, metrics, heartbeatMs = HEARTBEAT_MS }) => {
+interface EventsOptions { retentionMs: number, bufferBytes: number, metrics: Metrics, heartbeatMs?: number, spans?: Spans }
+
+export default fp<EventsOptions>(async (app, { retentionMs, bufferBytes, metrics, heartbeatMs = HEARTBEAT_MS, spans }) => {
   const feed = new EventFeed(app.store.events, {
+    spans,
     // A reader this far behind is cut after its last whole event and resumes from the log.
     bufferBytes,
     heartbeatMs,

@@ -9,7 +9,7 @@ import { DispatcherThread } from '../webhooks/thread/dispatcher-thread.js'
  * a thread of its own, so sending deliveries does not slow serving requests; an in-memory SQLite store
  * is private to its connection, so there it runs on the event loop.
  */
-export default fp<DispatcherOptions & { database: DatabaseUrl }>(async (app, { database, ...options }) => {
+export default fp<DispatcherOptions & { database: DatabaseUrl, tracing?: string }>(async (app, { database, tracing, ...options }) => {
   const log = app.log.child({ component: 'webhooks' })
   // The in-process dispatcher is loaded only where it runs: it brings undici, which the main thread
   // otherwise never needs (the thread loads its own).
@@ -21,7 +21,8 @@ export default fp<DispatcherOptions & { database: DatabaseUrl }>(async (app, { d
       dispatcher: options,
       log,
       hasSubscribers: async () => (await app.store.webhooks.listSubscriptions()).length > 0,
-      connectWriter: dialect.connectWriter
+      connectWriter: dialect.connectWriter,
+      tracing
     })
   app.decorate('webhooks', dispatcher)
   app.addHook('onReady', async () => { dispatcher.start() })

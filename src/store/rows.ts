@@ -96,7 +96,8 @@ export interface DeliveryRow {
   payload: string,
   attempts: bigint | number,
   created_at: bigint,
-  redelivered_at: bigint | null
+  redelivered_at: bigint | null,
+  trace_parent: string | null
 }
 
 export function toDelivery (row: DeliveryRow, subscription: Subscription, leaseUntil: number): Delivery {
@@ -112,6 +113,7 @@ export function toDelivery (row: DeliveryRow, subscription: Subscription, leaseU
     attempts: Number(row.attempts),
     createdAt,
     since: row.redelivered_at === null ? createdAt : new Date(Number(row.redelivered_at)),
+    traceParent: row.trace_parent,
     leaseUntil
   }
 }
@@ -163,10 +165,10 @@ export const toAgedDelivery = (row: AgedDeliveryRow): AgedDelivery => ({
   subscriptionDisabled: row.disabled_at !== null
 })
 
-export interface EventRow { sequence: bigint, type: LoggedEvent['type'], message_id: string, data: string, created_at: bigint }
+export interface EventRow { sequence: bigint, type: LoggedEvent['type'], message_id: string, data: string, created_at: bigint, trace_parent: string | null }
 
 export const toLoggedEvent = (row: EventRow): LoggedEvent =>
-  ({ sequence: row.sequence, type: row.type, messageId: row.message_id, data: row.data, createdAt: Number(row.created_at) })
+  ({ sequence: row.sequence, type: row.type, messageId: row.message_id, data: row.data, createdAt: Number(row.created_at), traceParent: row.trace_parent })
 
 /** A ticket with its token's state (joined), as both dialects read it. */
 export interface TicketRow {

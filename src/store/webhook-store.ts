@@ -88,6 +88,8 @@ export interface Delivery {
   createdAt: Date
   /** Where the give-up clock starts: the event's creation, or its redelivery. */
   since: Date
+  /** The W3C traceparent of the request that made its event, when traces were on. */
+  traceParent: string | null
   /** Until when the claim is this dispatcher's (Unix ms); past it another may send the delivery. */
   leaseUntil: number
 }

@@ -1,10 +1,15 @@
 import type { FastifyPluginCallback } from 'fastify'
 import type { Tracer } from '@opentelemetry/api'
+import type { Spans } from '../lib/trace-context.js'
 
 /** What the service uses of OpenTelemetry once started: the request plugin, a tracer, and a flush. */
 export interface Tracing {
   plugin: FastifyPluginCallback
   tracer: Tracer
+  /** Delivery and fan-out spans, for the layers that know nothing of OpenTelemetry. */
+  spans: Spans
+  /** The module that starts it (otel.ts), for a thread to start its own. */
+  module: string
   /** Whether the span active now records (its trace was sampled): store calls outside one make no span. */
   recording: () => boolean
   shutdown: () => Promise<void>

@@ -4,6 +4,7 @@ import { ConcurrencyLimit } from './concurrency-limit.js'
 import type { ConnectionBudget } from './connection-budget.js'
 import { Sender } from './sender.js'
 import type { DispatcherOptions } from './settings.js'
+import { sendTraced } from './delivery-span.js'
 
 const MAX_RETRY_DELAY_MS = 60 * 60 * 1000
 
@@ -28,6 +29,8 @@ export class SubscriberLane {
   readonly #budget: ConnectionBudget
   readonly #onBudget = () => this.#pump()
   readonly #leaseMs: number
+  /** The subscriber's host, as its delivery spans name it. */
+  readonly #host: string
   readonly #queue: Delivery[] = []
   readonly #attempts = new Set<Promise<void>>()
   #inFlight = 0
@@ -50,6 +53,7 @@ export class SubscriberLane {
     this.#store = store
     this.#log = log
     this.#options = options
+    this.#host = new URL(subscription.url).hostname
     this.#sender = new Sender(subscription.url, {
       timeoutMs: options.timeoutMs,
       connections: options.perSubscription,
@@ -145,7 +149,7 @@ export class SubscriberLane {
   }
 
   async #attempt (delivery: Delivery) {
-    const { status, error, latencyMs } = await this.#sender.send(delivery)
+    const { status, error, latencyMs } = await sendTraced(this.#sender, delivery, this.#options.spans, this.#host)
     this.#inFlight--
     this.#budget.give()
     const delivered = error === null

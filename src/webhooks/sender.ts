@@ -47,7 +47,8 @@ export class Sender {
     })
   }
 
-  send (delivery: Delivery): Promise<AttemptOutcome> {
+  /** Sends it once; with `traceparent` (the delivery's span, when traces are on) in that header. */
+  send (delivery: Delivery, traceparent?: string): Promise<AttemptOutcome> {
     if (this.#refused !== undefined) return Promise.resolve({ status: null, error: this.#refused, latencyMs: 0 })
     const started = performance.now()
     const timestamp = Math.floor(Date.now() / 1000)
@@ -58,6 +59,7 @@ export class Sender {
       'webhook-timestamp', String(timestamp),
       'webhook-signature', this.#signerFor(delivery.secrets).sign(delivery.messageId, timestamp, delivery.payload)
     ]
+    if (traceparent !== undefined) headers.push('traceparent', traceparent)
     // dispatch() with a handler rather than request(): no response stream per delivery, whose body
     // (if any) is only counted and dropped.
     return new Promise((resolve) => {

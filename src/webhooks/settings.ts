@@ -1,3 +1,5 @@
+import type { Spans } from '../lib/trace-context.js'
+
 /** The dispatcher's settings (config.webhooks): plain data, so they reach its thread. */
 export interface DispatcherSettings {
   /** How long one attempt may take to connect, and then to be answered. */
@@ -19,6 +21,8 @@ export interface DispatcherSettings {
 }
 
 export interface DispatcherOptions extends DispatcherSettings {
+  /** A span per attempt, under the traceparent stored with its event, when traces are on. */
+  spans?: Spans
   /** Told attempts' outcomes (for metrics): `count` attempts came to `outcome`. */
   onAttempt?: (outcome: 'delivered' | 'failed' | 'given_up', count: number) => void
   /** Told, for each delivered event, the seconds from its creation to its delivery (for metrics). */

@@ -6,11 +6,21 @@ import { describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { createPlant, newDatabase, run, serve, stop, workdir } from '../executable.js'
 import { freshDatabase } from '../databases.js'
+import { startReceiver, waitFor } from '../receiver.js'
 
 const recorder = fileURLToPath(new URL('../fixtures/record-modules.mjs', import.meta.url))
 let records = 0
 
-interface Span { traceId: string, spanId: string, parentSpanId?: string, name: string, attributes: Array<{ key: string, value: Record<string, unknown> }> }
+interface Span {
+  traceId: string
+  spanId: string
+  parentSpanId?: string
+  name: string
+  attributes: Array<{ key: string, value: Record<string, unknown> }>
+  links?: Array<{ traceId: string, spanId: string }>
+}
+
+const attribute = (span: Span, key: string) => span.attributes.find((a) => a.key === key)?.value
 
 /** An OTLP/HTTP receiver (JSON) on loopback: every span it is sent. */
 async function startCollector () {
@@ -86,6 +96,54 @@ for (const [name, database] of Object.entries(databases)) {
       const system = get.attributes.find((a) => a.key === 'db.system.name')?.value
       assert.deepEqual(system, { stringValue: name === 'postgres' ? 'postgresql' : 'sqlite' })
       if (name === 'postgres') assert.ok(collector.spans.some((span) => span.parentSpanId === get.spanId), 'pg\'s query spans under the store call')
+    })
+
+    test('a create delivered to a webhook and streamed: request → store → delivery, linked through the event; the delivery carries traceparent', async (t) => {
+      const collector = await startCollector()
+      t.after(() => collector.close())
+      const receiver = await startReceiver()
+      t.after(() => receiver.close())
+      const url = await database()
+      const token = (await run(['tokens', 'create', '--name', 'traced', '--database', url])).stdout.trim()
+      assert.equal((await run(['webhooks', 'add', receiver.url, '--database', url])).code, 0)
+      const server = await serve(url, [], tracesTo(collector.url))
+      const reading = new AbortController()
+      try {
+        const headers = { authorization: `Bearer ${token}` }
+        const stream = await fetch(`${server.url}/events`, { headers, signal: reading.signal })
+        assert.equal(stream.status, 200)
+        const streamed = (async () => {
+          let text = ''
+          for await (const chunk of stream.body!) {
+            text += Buffer.from(chunk).toString()
+            if (text.includes('event: plant.created')) return text
+          }
+          return text
+        })()
+        // The stream is live once its catch-up found nothing: give it that moment.
+        await new Promise((resolve) => setTimeout(resolve, 300))
+        assert.equal((await createPlant(server.url, token, { id: 1, name: 'Fern' })).status, 200)
+        assert.match(await streamed, /event: plant.created/)
+        await waitFor(() => receiver.received.length === 1, 10_000, 'the delivery')
+        await waitFor(() => collector.spans.some((span) => span.name === 'webhook deliver') &&
+          collector.spans.some((span) => span.name === 'events fan-out'), 10_000, 'the delivery and fan-out spans')
+      } finally {
+        reading.abort()
+        await stop(server)
+      }
+      const create = collector.spans.find((span) => span.name === 'store plants.create')!
+      const request = collector.spans.find((span) => span.spanId === create.parentSpanId)
+      assert.ok(request !== undefined, 'the store span has its request as parent')
+      const delivery = collector.spans.find((span) => span.name === 'webhook deliver')!
+      assert.equal(delivery.traceId, create.traceId, 'the delivery continues the request\'s trace')
+      assert.equal(delivery.parentSpanId, create.spanId, 'under the store call that appended its event')
+      assert.deepEqual(delivery.links?.map((link) => link.spanId), [create.spanId], 'and linked to it')
+      const sent = receiver.received[0]!.headers
+      assert.equal(sent.traceparent, `00-${delivery.traceId}-${delivery.spanId}-01`)
+      assert.deepEqual(attribute(delivery, 'plantstore.webhook.id'), { stringValue: sent['webhook-id'] })
+      assert.deepEqual(attribute(delivery, 'http.response.status_code'), { intValue: 200 })
+      const fanOut = collector.spans.find((span) => span.name === 'events fan-out')!
+      assert.ok(fanOut.links?.some((link) => link.spanId === create.spanId), 'the fan-out links to the request\'s store call')
     })
   })
 }

@@ -12,19 +12,20 @@ import type { CreateOutcome, Plant } from '../store.js'
  * could each hold an id the other waits for, and one would fail with a deadlock.
  * Each inserted plant's event is appended to the log, under the log's lock (outbox.ts), which the
  * statement takes only once it has a row to append.
- * $1 ids, $2 names, $3 tags, $4 message ids, $5 payloads, $6 now, $7 event data, $8 now in RFC 3339.
+ * $1 ids, $2 names, $3 tags, $4 message ids, $5 payloads, $6 now, $7 event data, $8 now in RFC 3339,
+ * $9 traceparents.
  */
 export const createBatchSql = `
 WITH input AS (
-  SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $7::text[])
-    WITH ORDINALITY AS t (id, name, tag, message_id, payload, data, ord)
+  SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $7::text[], $9::text[])
+    WITH ORDINALITY AS t (id, name, tag, message_id, payload, data, trace_parent, ord)
 ), inserted AS (
   INSERT INTO plants (id, name, tag, created_at)
   SELECT id, name, tag, $6 FROM input ORDER BY id
   ON CONFLICT (id) DO NOTHING
   RETURNING id
 ), created AS (
-  SELECT 'plant.created' AS type, input.message_id, input.id AS plant_id, input.payload, input.data, input.ord
+  SELECT 'plant.created' AS type, input.message_id, input.id AS plant_id, input.payload, input.data, input.trace_parent, input.ord
   FROM input JOIN inserted ON inserted.id = input.id
 ), lock AS (${EVENT_LOG_LOCK}
 ), appended AS (
@@ -43,9 +44,13 @@ ORDER BY input.ord`
 
 export interface BatchRow { created: boolean, enqueued: boolean, found: boolean, name: string | null, tag: string | null }
 
+/** A create waiting for its batch: the plant, and the traceparent of the request that made it. */
+export interface PendingCreate { plant: Plant, trace: string | undefined }
+
 /** The statement's parameters for a batch of plants with distinct ids. */
-export function createBatchParams (plants: Plant[], now: number): unknown[] {
-  const { messageIds, data, payloads } = outboxColumns(plants.map((plant) => ({ type: 'plant.created', plant })))
+export function createBatchParams (creates: PendingCreate[], now: number): unknown[] {
+  const plants = creates.map((create) => create.plant)
+  const { messageIds, data, payloads, traces } = outboxColumns(creates.map(({ plant, trace }) => ({ type: 'plant.created', plant, trace })))
   return [
     plants.map((plant) => plant.id.toString()),
     plants.map((plant) => plant.name),
@@ -54,7 +59,8 @@ export function createBatchParams (plants: Plant[], now: number): unknown[] {
     payloads,
     now,
     data,
-    new Date(now).toISOString()
+    new Date(now).toISOString(),
+    traces
   ]
 }
 

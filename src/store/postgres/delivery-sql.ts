@@ -17,7 +17,7 @@ WITH due AS (
 )
 UPDATE webhook_deliveries d SET locked_until = $3
 FROM due WHERE d.id = due.id
-RETURNING d.id, d.message_id, d.subscription_id, d.payload, d.attempts, d.created_at, d.redelivered_at`
+RETURNING d.id, d.message_id, d.subscription_id, d.payload, d.attempts, d.created_at, d.redelivered_at, d.trace_parent`
 
 /**
  * Many attempts' outcomes in one statement; a give-up made while the attempt was in flight (the

@@ -25,8 +25,8 @@ export const EVENT_LOG_LOCK = 'SELECT pg_advisory_xact_lock(7268001)'
  * `deliveriesSql` are the statements; the batch insert of creates (create-batch.ts) embeds them in its own.
  */
 export function eventsSql (changes: string, now: string): string {
-  return `INSERT INTO events (type, message_id, data, created_at)
-  SELECT c.type, c.message_id, c.data, ${now} FROM ${changes} ORDER BY c.ord`
+  return `INSERT INTO events (type, message_id, data, created_at, trace_parent)
+  SELECT c.type, c.message_id, c.data, ${now}, c.trace_parent FROM ${changes} ORDER BY c.ord`
 }
 
 /**
@@ -35,11 +35,11 @@ export function eventsSql (changes: string, now: string): string {
  * (contract/webhook.ts) writes it on SQLite, so that a batch without chosen subscriptions sends none.
  */
 export function deliveriesSql (changes: string, now: string, timestamp: string): string {
-  return `INSERT INTO webhook_deliveries (message_id, subscription_id, plant_id, payload, created_at, next_attempt_at, event_type)
+  return `INSERT INTO webhook_deliveries (message_id, subscription_id, plant_id, payload, created_at, next_attempt_at, trace_parent, event_type)
   SELECT e.message_id, s.id, e.plant_id,
     CASE WHEN s.event_types IS NULL THEN e.payload
       ELSE '{"type":"' || e.type || '","timestamp":"' || ${timestamp} || '","data":' || e.data || '}' END,
-    ${now}, ${now}, e.type
+    ${now}, ${now}, e.trace_parent, e.type
   FROM ${changes} JOIN webhook_subscriptions s ON s.removed_at IS NULL AND CASE WHEN s.event_types IS NULL
     THEN e.type = 'plant.created' ELSE ${choseType('e.type')} END`
 }
@@ -47,26 +47,27 @@ export function deliveriesSql (changes: string, now: string, timestamp: string):
 /** Subscriptions `s` that chose the type the expression gives. */
 export const choseType = (type: string) => `position(' ' || ${type} || ' ' in ' ' || s.event_types || ' ') > 0`
 
-/** The columns the statements read for a list of changes: message ids, event data, NewPlant payloads. */
+/** The columns the statements read for a list of changes: message ids, event data, NewPlant payloads, traceparents. */
 export function outboxColumns (changes: PlantChange[]) {
   return {
     messageIds: changes.map(() => newMessageId()),
+    traces: changes.map((change) => change.trace ?? null),
     data: changes.map(eventData),
     payloads: changes.map((change) => change.type === 'plant.created' ? newPlantJson(change.plant) : null)
   }
 }
 
 const appendSql = `WITH c AS (
-  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[]) WITH ORDINALITY AS t (type, message_id, data, plant_id, payload, ord)
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $8::text[]) WITH ORDINALITY AS t (type, message_id, data, plant_id, payload, trace_parent, ord)
 ), appended AS (${eventsSql('c', '$6')})
 ${deliveriesSql('c e', '$6', '$7::text')}`
 
 /** Writes the changes' events (and their deliveries) in the client's transaction; true when a delivery was written. */
 export async function record (client: PoolClient, changes: PlantChange[], now: number): Promise<boolean> {
   if (changes.length === 0) return false
-  const { messageIds, data, payloads } = outboxColumns(changes)
+  const { messageIds, data, payloads, traces } = outboxColumns(changes)
   await client.query(EVENT_LOG_LOCK)
   const written = await client.query(appendSql, [changes.map((change) => change.type), messageIds, data,
-    changes.map((change) => change.plant.id.toString()), payloads, now, new Date(now).toISOString()])
+    changes.map((change) => change.plant.id.toString()), payloads, now, new Date(now).toISOString(), traces])
   return (written.rowCount ?? 0) > 0
 }

@@ -4,8 +4,9 @@ import { plantOfRow } from '../../contract/plant.js'
 import type { PlantRow } from '../../contract/plant.js'
 import { keysetStart, sameOrConflict } from '../store.js'
 import type { CreateOutcome, Plant, PlantQuery, PlantStore, Precondition, WriteOutcome } from '../store.js'
+import { traceOrigin } from '../../lib/trace-context.js'
 import { createBatchParams, createBatchSql, outcomeOf } from './create-batch.js'
-import type { BatchRow } from './create-batch.js'
+import type { BatchRow, PendingCreate } from './create-batch.js'
 import { LOG_POSITION_SQL, record } from './outbox.js'
 import type { PostgresDatabase } from './database.js'
 
@@ -16,7 +17,7 @@ type PositionedRow = { position: bigint, id: bigint | null, name: string | null,
 /** Plants on PostgreSQL; concurrent creates are grouped into one statement and one commit. */
 export class PostgresPlants implements PlantStore {
   readonly #db: PostgresDatabase
-  readonly #creates: GroupCommit<Plant, CreateOutcome>
+  readonly #creates: GroupCommit<PendingCreate, CreateOutcome>
 
   constructor (db: PostgresDatabase, onBatch?: (creates: number) => void) {
     this.#db = db
@@ -24,45 +25,46 @@ export class PostgresPlants implements PlantStore {
     // and PostgreSQL pays its per-statement and per-commit cost once per batch. With four in flight the
     // batches were smaller, and under saturated creates PostgreSQL spent 160–300 µs of CPU per create
     // against 100–155 µs with one (six alternating runs on two cores).
-    this.#creates = new GroupCommit((plants: Plant[]) => this.#createBatch(plants), {
-      onBatch: (plants) => onBatch?.(plants.length)
+    this.#creates = new GroupCommit((creates: PendingCreate[]) => this.#createBatch(creates), {
+      onBatch: (creates) => onBatch?.(creates.length)
     })
   }
 
   async create (plant: Plant): Promise<CreateOutcome> {
-    return this.#creates.submit(plant)
+    return this.#creates.submit({ plant, trace: traceOrigin() })
   }
 
   /**
    * Group commit: a batch of creates with distinct ids is one statement (create-batch.ts); a repeated
    * id in the batch, and the rare row the statement cannot decide, go one by one afterwards, in order.
    */
-  async #createBatch (plants: Plant[]): Promise<CreateOutcome[]> {
-    const firsts: Plant[] = []
+  async #createBatch (creates: PendingCreate[]): Promise<CreateOutcome[]> {
+    const firsts: PendingCreate[] = []
     const seen = new Set<bigint>()
-    for (const plant of plants) {
-      if (seen.has(plant.id)) continue
-      seen.add(plant.id)
-      firsts.push(plant)
+    for (const create of creates) {
+      if (seen.has(create.plant.id)) continue
+      seen.add(create.plant.id)
+      firsts.push(create)
     }
     const rows = await this.#db.query<BatchRow>(createBatchSql, createBatchParams(firsts, Date.now()), 'plants.create-batch')
-    const rowOf = new Map(firsts.map((plant, i) => [plant, rows[i]!]))
+    const rowOf = new Map(firsts.map((create, i) => [create, rows[i]!]))
     const stored = new Map<bigint, Plant>()
     const outcomes: CreateOutcome[] = []
-    for (const plant of plants) {
-      const row = rowOf.get(plant)
+    for (const create of creates) {
+      const { plant } = create
+      const row = rowOf.get(create)
       // A repeated id is served as if right after its first: against what that one left stored.
       const earlier = stored.get(plant.id)
       const outcome = row !== undefined
-        ? outcomeOf(plant, row) ?? await this.#createOne(plant)
-        : earlier !== undefined ? sameOrConflict(plant, earlier) : await this.#createOne(plant)
+        ? outcomeOf(plant, row) ?? await this.#createOne(create)
+        : earlier !== undefined ? sameOrConflict(plant, earlier) : await this.#createOne(create)
       stored.set(plant.id, outcome.plant)
       outcomes.push(outcome)
     }
     return outcomes
   }
 
-  async #createOne (plant: Plant): Promise<CreateOutcome> {
+  async #createOne ({ plant, trace }: PendingCreate): Promise<CreateOutcome> {
     // A plant deleted between our conflict and our read leaves nothing to compare: try again.
     for (let attempt = 0; ; attempt++) {
       const outcome = await this.#db.transaction(async (client): Promise<CreateOutcome | undefined> => {
@@ -71,7 +73,7 @@ export class PostgresPlants implements PlantStore {
           'INSERT INTO plants (id, name, tag, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING',
           [plant.id.toString(), plant.name, plant.tag ?? null, now])
         if (inserted.rowCount === 1) {
-          return { kind: 'created', plant, enqueued: await record(client, [{ type: 'plant.created', plant }], now) }
+          return { kind: 'created', plant, enqueued: await record(client, [{ type: 'plant.created', plant, trace }], now) }
         }
         const row = (await client.query<PlantRow>('SELECT id, name, tag FROM plants WHERE id = $1', [plant.id.toString()])).rows[0]
         if (row === undefined) return undefined
@@ -101,16 +103,18 @@ export class PostgresPlants implements PlantStore {
   }
 
   async replace (plant: Plant, precondition?: Precondition) {
+    const trace = traceOrigin()
     return this.#guardedWrite(plant.id, precondition, async (client) => {
       await client.query('UPDATE plants SET name = $1, tag = $2 WHERE id = $3', [plant.name, plant.tag ?? null, plant.id.toString()])
-      return { plant, enqueued: await record(client, [{ type: 'plant.updated', plant }], Date.now()) }
+      return { plant, enqueued: await record(client, [{ type: 'plant.updated', plant, trace }], Date.now()) }
     })
   }
 
   async delete (id: bigint, precondition?: Precondition) {
+    const trace = traceOrigin()
     return this.#guardedWrite(id, precondition, async (client, current) => {
       await client.query('DELETE FROM plants WHERE id = $1', [id.toString()])
-      return { plant: current, enqueued: await record(client, [{ type: 'plant.deleted', plant: current }], Date.now()) }
+      return { plant: current, enqueued: await record(client, [{ type: 'plant.deleted', plant: current, trace }], Date.now()) }
     })
   }
 

@@ -21,7 +21,7 @@ WHERE id IN (
     AND (SELECT disabled_at FROM webhook_subscriptions WHERE id = :subscriptionId) IS NULL
   ORDER BY next_attempt_at, id
   LIMIT ${opaqueInteger(':max')})
-RETURNING id, message_id, subscription_id, payload, attempts, created_at, redelivered_at`
+RETURNING id, message_id, subscription_id, payload, attempts, created_at, redelivered_at, trace_parent`
 
 // A give-up made while the attempt was in flight (the subscription removed, retention) stays.
 const attemptSql = `

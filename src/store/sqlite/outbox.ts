@@ -12,7 +12,7 @@ import { envelopeJson } from '../../contract/webhook.js'
 export const LOG_POSITION_SQL = "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0)"
 
 /** A delivery per subscription, with the columns every enqueue writes. */
-const DELIVERY_COLUMNS = '(message_id, subscription_id, plant_id, payload, created_at, next_attempt_at, event_type)'
+const DELIVERY_COLUMNS = '(message_id, subscription_id, plant_id, payload, created_at, next_attempt_at, trace_parent, event_type)'
 
 /** Subscriptions that chose a type, given as ` type ` (spaces around) in the statement. */
 export const CHOSE_TYPE = "instr(' ' || event_types || ' ', ?) > 0"
@@ -26,11 +26,11 @@ export const CHOSE_TYPE = "instr(' ' || event_types || ' ', ?) > 0"
  * and imports with --notify (bulk.ts) all write through it.
  */
 export function prepareOutbox (db: Database.Database) {
-  const append = db.prepare('INSERT INTO events (type, message_id, data, created_at) VALUES (?, ?, ?, ?)')
+  const append = db.prepare('INSERT INTO events (type, message_id, data, created_at, trace_parent) VALUES (?, ?, ?, ?, ?)')
   const enqueueNewPlant = db.prepare(`INSERT INTO webhook_deliveries ${DELIVERY_COLUMNS}
-    SELECT ?, id, ?, ?, ?, ?, 'plant.created' FROM webhook_subscriptions WHERE removed_at IS NULL AND event_types IS NULL`)
+    SELECT ?, id, ?, ?, ?, ?, ?, 'plant.created' FROM webhook_subscriptions WHERE removed_at IS NULL AND event_types IS NULL`)
   const enqueueChosen = db.prepare(`INSERT INTO webhook_deliveries ${DELIVERY_COLUMNS}
-    SELECT ?, id, ?, ?, ?, ?, ? FROM webhook_subscriptions WHERE removed_at IS NULL AND ${CHOSE_TYPE}`)
+    SELECT ?, id, ?, ?, ?, ?, ?, ? FROM webhook_subscriptions WHERE removed_at IS NULL AND ${CHOSE_TYPE}`)
   const anySubscriber = db.prepare('SELECT 1 FROM webhook_subscriptions WHERE removed_at IS NULL LIMIT 1').pluck()
   return {
     /** Whether anyone subscribes (asked once per batch, so that a batch without subscribers writes no delivery). */
@@ -39,12 +39,13 @@ export function prepareOutbox (db: Database.Database) {
     record: (change: PlantChange, now: number, subscribed: boolean): boolean => {
       const messageId = newMessageId()
       const data = eventData(change)
-      append.run(change.type, messageId, data, now)
+      const trace = change.trace ?? null
+      append.run(change.type, messageId, data, now, trace)
       if (!subscribed) return false
       const { id } = change.plant
       const envelope = envelopeJson(change.type, new Date(now).toISOString(), data)
-      let written = enqueueChosen.run(messageId, id, envelope, now, now, change.type, ` ${change.type} `).changes
-      if (change.type === 'plant.created') written += enqueueNewPlant.run(messageId, id, newPlantJson(change.plant), now, now).changes
+      let written = enqueueChosen.run(messageId, id, envelope, now, now, trace, change.type, ` ${change.type} `).changes
+      if (change.type === 'plant.created') written += enqueueNewPlant.run(messageId, id, newPlantJson(change.plant), now, now, trace).changes
       return written > 0
     }
   }

@@ -3,6 +3,7 @@ import type { GroupCommit } from '../group-commit.js'
 import { plantOfRow } from '../../contract/plant.js'
 import type { PlantRow } from '../../contract/plant.js'
 import type { PlantChange } from '../../contract/events.js'
+import { traceOrigin } from '../../lib/trace-context.js'
 import { keysetStart } from '../store.js'
 import type { CreateOutcome, Plant, PlantQuery, PlantStore, Precondition, WriteOutcome } from '../store.js'
 import { guard, opaqueInteger } from './connection.js'
@@ -55,16 +56,17 @@ export class SqlitePlants implements PlantStore {
     })
     this.#replace = (plant, precondition) => guardedWrite.immediate(plant.id, precondition, () => {
       update.run(plant.name, plant.tag ?? null, plant.id)
-      return { type: 'plant.updated', plant }
+      return { type: 'plant.updated', plant, trace: traceOrigin() }
     })
     this.#delete = (id, precondition) => guardedWrite.immediate(id, precondition, (current) => {
       remove.run(id)
-      return { type: 'plant.deleted', plant: current }
+      return { type: 'plant.deleted', plant: current, trace: traceOrigin() }
     })
   }
 
   async create (plant: Plant): Promise<CreateOutcome> {
-    const result = await this.#writes.submit({ op: 'create', plant }) as CreateResult
+    const trace = traceOrigin()
+    const result = await this.#writes.submit(trace === undefined ? { op: 'create', plant } : { op: 'create', plant, trace }) as CreateResult
     // After the commit: a read that raced it must not be cached under the version that follows it.
     this.#localWrites++
     return createOutcome(plant, result)

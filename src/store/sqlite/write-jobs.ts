@@ -16,7 +16,7 @@ import type { DeliveryJob } from './delivery-jobs.js'
  * cross to the writer thread by postMessage.
  */
 export type WriteJob =
-  | { op: 'create', plant: Plant }
+  | { op: 'create', plant: Plant, trace?: string }
   | DeliveryJob
   | { op: 'prune', before: number, max: number }
 
@@ -48,9 +48,9 @@ export function createWriteRunner (db: Database.Database, synchronous: SqliteSyn
   const deliveries = prepareDeliveryJobs(db)
   const prune = preparePrune(db)
 
-  const create = (plant: Plant, now: number, subscribed: boolean): CreateResult => {
+  const create = (plant: Plant, trace: string | undefined, now: number, subscribed: boolean): CreateResult => {
     if (insertPlant.run(plant.id, plant.name, plant.tag ?? null, now).changes === 1) {
-      return outbox.record({ type: 'plant.created', plant }, now, subscribed) ? 1 : 0
+      return outbox.record({ type: 'plant.created', plant, trace }, now, subscribed) ? 1 : 0
     }
     const outcome = sameOrConflict(plant, plantOfRow(selectPlant.get(plant.id)!))
     return outcome.kind === 'replayed' ? 2 : outcome.plant
@@ -58,7 +58,7 @@ export function createWriteRunner (db: Database.Database, synchronous: SqliteSyn
   const run = (job: WriteJob, now: number, subscribed: boolean): WriteResult => {
     switch (job.op) {
       case 'create':
-        return create(job.plant, now, subscribed)
+        return create(job.plant, job.trace, now, subscribed)
       case 'claim':
         return deliveries.claim(job)
       case 'attempt':

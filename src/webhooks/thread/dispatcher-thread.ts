@@ -34,6 +34,8 @@ export interface DispatcherThreadOptions {
   hasSubscribers: () => Promise<boolean>
   /** The store's writer, where its dialect has one (StoreDialect.connectWriter). */
   connectWriter: (() => MessagePort) | null
+  /** When traces are on: the module whose `startOtel` the thread calls to trace its deliveries. */
+  tracing?: string
 }
 
 /**
@@ -104,12 +106,12 @@ export class DispatcherThread implements Dispatcher {
   }
 
   #spawn () {
-    const { database, log, connectWriter, dispatcher: { onAttempt, onDelivered, onDisabled, ...settings } } = this.#options
+    const { database, log, connectWriter, tracing, dispatcher: { onAttempt, onDelivered, onDisabled, spans, ...settings } } = this.#options
     const writerPort = connectWriter?.()
     const levels = (['debug', 'info', 'warn', 'error'] as const).filter((level) => LEVELS.indexOf(level) >= LEVELS.indexOf(log.level))
     const thread = spawnWorker(import.meta.url, 'dispatcher-worker', {
       name: 'webhook-dispatcher',
-      workerData: { database, settings: settings satisfies DispatcherSettings, writerPort, levels },
+      workerData: { database, settings: settings satisfies DispatcherSettings, writerPort, levels, tracing },
       transferList: writerPort === undefined ? [] : [writerPort]
     })
     thread.on('message', (message: FromThread) => this.#receive(message))

@@ -9,9 +9,10 @@ import { WebhookDispatcher } from '../dispatcher.js'
 import type { DispatcherSettings } from '../dispatcher.js'
 import { plainError } from '../log.js'
 import type { Log, LogLevel } from '../log.js'
+import type { Spans } from '../../lib/trace-context.js'
 
-const { database, settings, writerPort, levels } = workerData as {
-  database: DatabaseUrl, settings: DispatcherSettings, writerPort?: MessagePort, levels: LogLevel[]
+const { database, settings, writerPort, levels, tracing: tracingModule } = workerData as {
+  database: DatabaseUrl, settings: DispatcherSettings, writerPort?: MessagePort, levels: LogLevel[], tracing?: string
 }
 const port = parentPort!
 
@@ -34,9 +35,15 @@ function sendMetrics () {
   disabled = 0
 }
 
+// An isolate has its own OpenTelemetry globals: the thread starts its own SDK (before pg loads), and
+// flushes it when it stops.
+const tracing = tracingModule === undefined
+  ? undefined
+  : (await import(tracingModule) as { startOtel: () => { spans: Spans, shutdown: () => Promise<void> } }).startOtel()
 const store = await openWebhookStore(database, writerPort)
 const dispatcher = new WebhookDispatcher(store.webhooks, log, {
   ...settings,
+  spans: tracing?.spans,
   onAttempt: (outcome) => { outcomes[outcome]++ },
   onDelivered: (lagSeconds) => { lags.push(lagSeconds) },
   onDisabled: () => { disabled++ },
@@ -55,6 +62,7 @@ port.on('message', async (message: { wake?: true, refresh?: number, stop?: true 
     await dispatcher.stop()
     sendMetrics()
     await store.close()
+    await tracing?.shutdown().catch(() => {})
     port.postMessage({ stopped: true })
     process.exit(0)
   }

@@ -10,7 +10,7 @@ import { freshDatabase } from '../../databases.js'
 
 const skip = process.env.PLANTSTORE_TEST_POSTGRES_URL === undefined ? 'PLANTSTORE_TEST_POSTGRES_URL is not set' : false
 
-const batch = (ids: number[]) => createBatchParams(ids.map((id) => ({ id: BigInt(id), name: `plant ${id}` })), Date.now())
+const batch = (ids: number[]) => createBatchParams(ids.map((id) => ({ plant: { id: BigInt(id), name: `plant ${id}` }, trace: undefined })), Date.now())
 
 /** `count` connections to `url`, each ended when the test ends. */
 async function connections (t: TestContext, url: string, count: number): Promise<pg.Client[]> {
