@@ -2,7 +2,7 @@ import { context, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api'
 import type { Link, SpanContext } from '@opentelemetry/api'
 import { NodeSDK } from '@opentelemetry/sdk-node'
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg'
-import { FastifyOtelInstrumentation } from '@fastify/otel'
+import { requestSpans } from './request-spans.js'
 import { setTraceOrigin } from '../lib/trace-context.js'
 import type { SpanOptions, Spans } from '../lib/trace-context.js'
 
@@ -64,17 +64,16 @@ function spansOn (tracer: ReturnType<typeof trace.getTracer>): Spans {
 /**
  * The OpenTelemetry SDK, configured by the standard OTEL_* variables (service name, exporter and its
  * endpoint, sampler), with the sampler `parentbased_traceidratio` unless one is named. Requests are
- * traced by @fastify/otel (route hooks are not: one span per request and its handler), PostgreSQL
- * queries by the pg instrumentation, store calls by our own spans (metrics.ts's instrumentStore),
- * deliveries and stream fan-out through `spans`. Changes are stored with the traceparent active when
- * the store is called. The webhook dispatcher's thread starts its own (see `module`).
+ * traced by request-spans.ts (one span each), PostgreSQL queries by the pg instrumentation, store
+ * calls by our own spans (metrics.ts's instrumentStore), deliveries and stream fan-out through
+ * `spans`. Changes are stored with the traceparent active when the store is called. The webhook
+ * dispatcher's thread starts its own (see `module`).
  */
 export function startOtel () {
   process.env.OTEL_TRACES_SAMPLER ??= 'parentbased_traceidratio'
   process.env.OTEL_SERVICE_NAME ??= 'plantstore'
-  const fastify = new FastifyOtelInstrumentation({ instrumentHooks: false })
   const sdk = new NodeSDK({
-    instrumentations: [fastify, new PgInstrumentation({ requireParentSpan: true })],
+    instrumentations: [new PgInstrumentation({ requireParentSpan: true })],
     // Traces only: the service has its own Prometheus metrics, and its logs go to stdout.
     metricReaders: [],
     logRecordProcessors: []
@@ -86,7 +85,7 @@ export function startOtel () {
     return span === undefined ? undefined : traceparentOf(span.spanContext())
   })
   return {
-    plugin: fastify.plugin(),
+    plugin: requestSpans(tracer),
     tracer,
     spans: spansOn(tracer),
     module: import.meta.url,

@@ -46,12 +46,17 @@ async function exercise (database: string, env: Record<string, string>) {
   const server = await serve(database, [], { NODE_OPTIONS: `--import ${recorder}`, RECORD_MODULES: file, ...env })
   try {
     assert.equal((await createPlant(server.url, token, { id: 1, name: 'Fern' })).status, 200)
-    assert.equal((await fetch(`${server.url}/plants/1`, { headers: { authorization: `Bearer ${token}` } })).status, 200)
+    assert.equal((await fetch(`${server.url}/plants/1`, { headers: { authorization: `Bearer ${token}`, traceparent: CALLER } })).status, 200)
   } finally {
     await stop(server)
   }
   return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n') : []
 }
+
+/** A caller's sampled trace context, which the GET continues. */
+const CALLER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736'
+const CALLER_SPAN = '00f067aa0ba902b7'
+const CALLER = `00-${CALLER_TRACE}-${CALLER_SPAN}-01`
 
 const tracesTo = (url: string) => ({ OTEL_EXPORTER_OTLP_ENDPOINT: url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '100' })
 
@@ -91,7 +96,11 @@ for (const [name, database] of Object.entries(databases)) {
       for (let span: Span | undefined = get; span?.parentSpanId !== undefined && span.parentSpanId !== ''; span = byId.get(span.parentSpanId)) {
         ancestors.push(byId.get(span.parentSpanId)?.name ?? '?')
       }
-      assert.ok(ancestors.some((n) => /GET|request|handler/i.test(n)), `the store span sits under the request: ${ancestors.join(' < ')}`)
+      assert.equal(ancestors[0], 'GET /plants/:id', 'the store span sits under the request')
+      const request = byId.get(get.parentSpanId!)!
+      assert.deepEqual([request.traceId, request.parentSpanId], [CALLER_TRACE, CALLER_SPAN], 'the request continues its caller\'s traceparent')
+      assert.deepEqual(attribute(request, 'http.response.status_code'), { intValue: 200 })
+      assert.deepEqual(attribute(request, 'http.route'), { stringValue: '/plants/:id' })
       assert.ok(collector.spans.some((span) => span.name === 'store plants.create'))
       const system = get.attributes.find((a) => a.key === 'db.system.name')?.value
       assert.deepEqual(system, { stringValue: name === 'postgres' ? 'postgresql' : 'sqlite' })
