@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus, totalmem } from 'node:os'
 import { CREATE } from './scenarios.js'
 import { RUNGS } from './ladder-rungs.js'
-import { ladderName } from './servers.js'
+import { ladderName, TRACED } from './servers.js'
 import type { Scenario } from './scenarios.js'
 
 /** One measured run: one scenario on one server in one round. */
@@ -101,6 +101,16 @@ export function report (rows: Row[], feedRuns: FeedRun[], settings: Settings) {
       '| server | creates/s | ÷ creates without | p99 ms | every stream complete | out of order | stream lag p99 ms |\n|---|---|---|---|---|---|---|\n' +
       withStreams.map((r) => `| ${r.server} | ${r.requestsPerSecond} | ${r.ratioToOwnCreate} | ${r.p99Ms} | ${r.streamsComplete} | ${r.streamOutOfOrder} | ${r.streamLagP99Ms} |`).join('\n')
   const feed = feedTable(feedRuns)
+  const traced = ['create (unique ids)', 'GET /plants/{id}'].flatMap((scenario) => {
+    const on = summary.find((r) => r.scenario === scenario && r.server === TRACED)
+    const off = summary.find((r) => r.scenario === scenario && r.server === 'plantstore, SQLite')
+    if (on === undefined || off === undefined) return []
+    return [`| ${scenario} | ${off.requestsPerSecond} | ${on.requestsPerSecond} | **${round2(median(perRound(rows0(scenario, TRACED), rows0(scenario, off.server))))}** | ${off.p99Ms} | ${on.p99Ms} |`]
+  })
+  const traces = traced.length === 0
+    ? ''
+    : '\n\nTraces on (OTLP/HTTP to a receiver that drops what it gets, sampled at 0.1) against off, on SQLite (traces on ÷ off: the median of the rounds\' ratios):\n\n' +
+      '| scenario | off req/s | on req/s | on ÷ off | off p99 ms | on p99 ms |\n|---|---|---|---|---|---|\n' + traced.join('\n')
   const ladder = LADDERS.flatMap(({ store, rungOf, serve }) => ['create (unique ids)', 'GET /plants/{id}'].map((scenario) => {
     const rungs = RUNGS.map((rung) => summary.find((r) => r.scenario === scenario && r.server === rungOf(rung)))
     const serveRow = summary.find((r) => r.scenario === scenario && r.server === serve)
@@ -114,7 +124,7 @@ export function report (rows: Row[], feedRuns: FeedRun[], settings: Settings) {
   })).join('')
   const markdown = `${settings.connections} connections, ${settings.durationSeconds} s per run after ${settings.warmupSeconds} s warm-up, ` +
     `median of ${settings.rounds} interleaved round${settings.rounds === 1 ? '' : 's'}${settings.quick ? ' (--quick)' : ''}; ` +
-    `${new Date().toISOString().slice(0, 10)} on ${machine}.\n\n${table}${webhooks}${streams}${feed}${ladder}\n`
+    `${new Date().toISOString().slice(0, 10)} on ${machine}.\n\n${table}${webhooks}${streams}${feed}${traces}${ladder}\n`
   mkdirSync(new URL('results/', import.meta.url), { recursive: true })
   const name = settings.quick ? 'quick' : 'latest'
   writeFileSync(new URL(`results/${name}.json`, import.meta.url), JSON.stringify({ machine, ...settings, scenarios: undefined, summary, feed: feedRuns, rows }, null, 2) + '\n')

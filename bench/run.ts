@@ -13,7 +13,7 @@ import { scenarios } from './scenarios.js'
 import type { Scenario } from './scenarios.js'
 import { RUNGS } from './ladder-rungs.js'
 import { measureStreams } from './streams.js'
-import { startCeiling, startLadder, startPlantstorePostgres, startPlantstoreSqlite, startPrism } from './servers.js'
+import { startCeiling, startLadder, startPlantstorePostgres, startPlantstoreSqlite, startPlantstoreTraced, startPrism } from './servers.js'
 import type { BenchServer } from './servers.js'
 
 const quick = process.argv.includes('--quick')
@@ -66,7 +66,7 @@ async function main () {
   // Below the store rung nothing touches a database: PostgreSQL's ladder shares those rungs.
   const postgresRungs = RUNGS.slice(RUNGS.indexOf('store'))
   const starters = [startCeiling, ...RUNGS.map((rung) => () => startLadder(rung)),
-    ...(postgres ? postgresRungs.map((rung) => () => startLadder(rung, true)) : []), startPlantstoreSqlite,
+    ...(postgres ? postgresRungs.map((rung) => () => startLadder(rung, true)) : []), startPlantstoreSqlite, startPlantstoreTraced,
     ...(postgres ? [startPlantstorePostgres] : []), startPrism]
   const servers: BenchServer[] = []
   const rows: Row[] = []

@@ -1,6 +1,7 @@
 import { execFileSync, spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer as createHttpServer } from 'node:http'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -18,7 +19,7 @@ export interface BenchServer {
   token: string
   /** The store's URL, for plantstore servers (the CLI reaches the same store with it). */
   database?: string
-  /** A rung of the cost ladder (ladder-server.ts): it serves only the ladder's scenarios. */
+  /** A rung of the cost ladder (ladder-server.ts), or serve with traces on: it serves only the ladder's scenarios (GET and create). */
   ladder?: boolean
   stop: () => Promise<void>
 }
@@ -66,11 +67,11 @@ export async function startCeiling (): Promise<BenchServer> {
 const NODE_FLAGS = ['--max-semi-space-size=8']
 
 /** `plantstore serve` with default settings (durable: WAL, synchronous=FULL) on a new database. */
-export async function startPlantstore (name: string, database: string, cleanup = () => {}): Promise<BenchServer> {
+export async function startPlantstore (name: string, database: string, cleanup = () => {}, env: NodeJS.ProcessEnv = process.env): Promise<BenchServer> {
   execFileSync(process.execPath, [cli, 'migrate', '--database', database])
   const token = execFileSync(process.execPath, [cli, 'tokens', 'create', '--name', 'bench', '--database', database], { encoding: 'utf8' }).trim()
   // The live-feed scenarios open up to 1,000 streams with the one bench token.
-  const started = await startProcess(name, [...NODE_FLAGS, cli, 'serve', '--database', database, '--max-streams-per-token', '2000'], '/healthz', '--port')
+  const started = await startProcess(name, [...NODE_FLAGS, cli, 'serve', '--database', database, '--max-streams-per-token', '2000'], '/healthz', '--port', env)
   return {
     name,
     token,
@@ -86,6 +87,31 @@ export async function startPlantstore (name: string, database: string, cleanup =
 export async function startPlantstoreSqlite () {
   const dir = mkdtempSync(join(tmpdir(), 'plantstore-bench-'))
   return startPlantstore('plantstore, SQLite', `sqlite:${join(dir, 'plants.db')}`, () => rmSync(dir, { recursive: true, force: true }))
+}
+
+export const TRACED = 'plantstore, SQLite, traces at 0.1'
+
+/**
+ * `plantstore serve` on SQLite with traces on, sampled at 0.1, exported over OTLP/HTTP (protobuf, the
+ * default) to a receiver in this process that reads and drops what it is sent.
+ */
+export async function startPlantstoreTraced (): Promise<BenchServer> {
+  const sink = createHttpServer((req, res) => { req.resume().on('end', () => res.writeHead(200).end()) })
+  await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve))
+  const { port } = sink.address() as { port: number }
+  const dir = mkdtempSync(join(tmpdir(), 'plantstore-bench-'))
+  const env = { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_TRACES_SAMPLER_ARG: '0.1' }
+  const server = await startPlantstore(TRACED, `sqlite:${join(dir, 'plants.db')}`, () => rmSync(dir, { recursive: true, force: true }), env)
+  return {
+    ...server,
+    database: undefined,
+    ladder: true,
+    stop: async () => {
+      await server.stop()
+      sink.closeAllConnections()
+      await new Promise((resolve) => sink.close(resolve))
+    }
+  }
 }
 
 export async function startPlantstorePostgres () {

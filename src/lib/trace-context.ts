@@ -8,8 +8,8 @@ export type SpanValue = string | number | boolean
 
 /** A span while it runs: its own context, to carry on as `traceparent`, and what to note on it. */
 export interface SpanHandle {
-  /** The span's W3C traceparent (sampled or not). */
-  readonly traceparent: string
+  /** The span's W3C traceparent (sampled or not); undefined when the span's trace was not started at all. */
+  readonly traceparent: string | undefined
   set (key: string, value: SpanValue): void
   /** Marks the span failed, with why. */
   fail (message: string): void

@@ -1,6 +1,7 @@
 import { context, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api'
 import type { Link, SpanContext } from '@opentelemetry/api'
 import { NodeSDK } from '@opentelemetry/sdk-node'
+import { AlwaysOnSampler, ParentBasedSampler } from '@opentelemetry/sdk-trace'
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg'
 import { requestSpans } from './request-spans.js'
 import { setTraceOrigin } from '../lib/trace-context.js'
@@ -22,11 +23,18 @@ export function spanContextOf (traceparent: string | null | undefined): SpanCont
   return { traceId: match[1]!, spanId: match[2]!, traceFlags: Number.parseInt(match[3]!, 16), isRemote: true }
 }
 
-/** Spans for the layers below telemetry (lib/trace-context.ts), on the global tracer. */
-function spansOn (tracer: ReturnType<typeof trace.getTracer>): Spans {
+/** What a span not started at all offers. */
+const UNTRACED = { traceparent: undefined, set: () => {}, fail: () => {} }
+
+/**
+ * Spans for the layers below telemetry (lib/trace-context.ts), on the global tracer; with `headRatio`,
+ * a span without a parent starts a trace at that ratio (see startOtel).
+ */
+function spansOn (tracer: ReturnType<typeof trace.getTracer>, headRatio: number | undefined): Spans {
   return {
     run (name: string, options: SpanOptions, work) {
       const parent = spanContextOf(options.parent)
+      if (parent === undefined && headRatio !== undefined && Math.random() >= headRatio) return work(UNTRACED)
       const links: Link[] = []
       for (const link of options.links ?? []) {
         const linked = spanContextOf(link)
@@ -62,17 +70,33 @@ function spansOn (tracer: ReturnType<typeof trace.getTracer>): Spans {
 }
 
 /**
+ * The ratio of the default sampler (parentbased_traceidratio), as the SDK reads OTEL_TRACES_SAMPLER_ARG
+ * (a number from 0 to 1, else 1); undefined for any other sampler, which then decides every span.
+ */
+export function headRatioOf (env: NodeJS.ProcessEnv): number | undefined {
+  if (env.OTEL_TRACES_SAMPLER !== 'parentbased_traceidratio') return undefined
+  const ratio = Number(env.OTEL_TRACES_SAMPLER_ARG ?? '1')
+  return env.OTEL_TRACES_SAMPLER_ARG !== undefined && env.OTEL_TRACES_SAMPLER_ARG.trim() !== '' && ratio >= 0 && ratio <= 1 ? ratio : 1
+}
+
+/**
  * The OpenTelemetry SDK, configured by the standard OTEL_* variables (service name, exporter and its
  * endpoint, sampler), with the sampler `parentbased_traceidratio` unless one is named. Requests are
  * traced by request-spans.ts (one span each), PostgreSQL queries by the pg instrumentation, store
  * calls by our own spans (metrics.ts's instrumentStore), deliveries and stream fan-out through
  * `spans`. Changes are stored with the traceparent active when the store is called. The webhook
- * dispatcher's thread starts its own (see `module`).
+ * dispatcher's thread starts its own (see `module`). With `sampleAtHead` (the serving thread), a
+ * request or fan-out that starts a trace under the default sampler is sampled before its span is
+ * made (the same ratio, by a random draw instead of the trace id), so the many it declines cost
+ * nothing; the dispatcher's thread leaves every decision to the SDK.
  */
-export function startOtel () {
+export function startOtel ({ sampleAtHead = false }: { sampleAtHead?: boolean } = {}) {
   process.env.OTEL_TRACES_SAMPLER ??= 'parentbased_traceidratio'
   process.env.OTEL_SERVICE_NAME ??= 'plantstore'
+  const headRatio = sampleAtHead ? headRatioOf(process.env) : undefined
   const sdk = new NodeSDK({
+    // Roots are decided before the span (headRatio); a child follows its parent, as the default does.
+    ...(headRatio !== undefined && { sampler: new ParentBasedSampler({ root: new AlwaysOnSampler() }) }),
     instrumentations: [new PgInstrumentation({ requireParentSpan: true })],
     // Traces only: the service has its own Prometheus metrics, and its logs go to stdout.
     metricReaders: [],
@@ -85,9 +109,9 @@ export function startOtel () {
     return span === undefined ? undefined : traceparentOf(span.spanContext())
   })
   return {
-    plugin: requestSpans(tracer),
+    plugin: requestSpans(tracer, headRatio),
     tracer,
-    spans: spansOn(tracer),
+    spans: spansOn(tracer, headRatio),
     module: import.meta.url,
     recording: () => trace.getActiveSpan()?.isRecording() === true,
     shutdown: () => sdk.shutdown()

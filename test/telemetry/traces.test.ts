@@ -157,6 +157,27 @@ for (const [name, database] of Object.entries(databases)) {
   })
 }
 
+test('at ratio 0 a request starts no trace, but one whose caller sampled its trace continues it', async (t) => {
+  const collector = await startCollector()
+  t.after(() => collector.close())
+  await exercise(newDatabase(), { ...tracesTo(collector.url), OTEL_TRACES_SAMPLER_ARG: '0' })
+  await waitFor(() => collector.spans.length > 0, 5000, 'the caller\'s trace')
+  assert.deepEqual([...new Set(collector.spans.map((span) => span.traceId))], [CALLER_TRACE])
+  const names = collector.spans.map((span) => span.name)
+  assert.ok(names.includes('GET /plants/:id') && names.includes('store plants.get') && !names.includes('POST /plants'), names.join(', '))
+})
+
+test('the sampler\'s ratio, read as the SDK reads it, decided before a request\'s span exists', async () => {
+  const { headRatioOf } = await import('../../src/telemetry/otel.js')
+  const sampler = 'parentbased_traceidratio'
+  assert.equal(headRatioOf({ OTEL_TRACES_SAMPLER: sampler, OTEL_TRACES_SAMPLER_ARG: '0.1' }), 0.1)
+  assert.equal(headRatioOf({ OTEL_TRACES_SAMPLER: sampler, OTEL_TRACES_SAMPLER_ARG: '0' }), 0)
+  for (const arg of [undefined, '', 'often', '2', '-1']) assert.equal(headRatioOf({ OTEL_TRACES_SAMPLER: sampler, OTEL_TRACES_SAMPLER_ARG: arg }), 1)
+  // Any other sampler decides every span itself.
+  assert.equal(headRatioOf({ OTEL_TRACES_SAMPLER: 'always_on' }), undefined)
+  assert.equal(headRatioOf({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.5' }), undefined)
+})
+
 test('sampling off: nothing is sent', async (t) => {
   const collector = await startCollector()
   t.after(() => collector.close())
