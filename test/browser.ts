@@ -6,6 +6,7 @@ import type { TestContext } from 'node:test'
 import { chromium } from 'playwright-core'
 import type { Browser, Page } from 'playwright-core'
 import { newDatabase, run, serve, stop } from './executable.js'
+import { freePort } from './receiver.js'
 
 const CHROMIUM = '/usr/bin/chromium'
 export const skip = !existsSync(CHROMIUM) && process.env.CI === undefined ? 'no /usr/bin/chromium (apt-get install chromium)' : false
@@ -57,11 +58,22 @@ export async function checkAccessibility (page: Page, what: string) {
   assert.deepEqual(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical'), [], `${what}: ${JSON.stringify(violations)}`)
 }
 
-/** The built server on a store of its own, with one token holding `scopes` (the CLI's default when none); stopped when the test ends. */
+/**
+ * The built server on a store of its own and a port it keeps when started again, with one token holding
+ * `scopes` (the CLI's default when none); stopped when the test ends.
+ */
 export async function serveWithToken (t: TestContext, scopes: string[] = [], extra: string[] = []) {
   const database = newDatabase()
   const token = (await run(['tokens', 'create', '--name', 'operator', ...scopes.flatMap((scope) => ['--scope', scope]), '--database', database])).stdout.trim()
-  const server = await serve(database, extra)
+  const args = ['--port', String(await freePort()), ...extra]
+  let server = await serve(database, args)
   t.after(() => stop(server))
-  return { token, server }
+  return {
+    token,
+    server,
+    /** Stops the server: its clients see it go away. */
+    down: () => stop(server),
+    /** Starts it again on the same store and port (so at the same URL). */
+    up: async () => { server = await serve(database, args) }
+  }
 }

@@ -19,6 +19,8 @@ export interface SpanOptions {
   kind: 'client' | 'producer' | 'internal'
   /** The traceparent the span continues (its parent); none: a trace of its own. */
   parent?: string | null
+  /** The span active now is its parent instead (a step of the work in progress). */
+  underActive?: boolean
   /** Traceparents the span is linked to (what caused it). */
   links?: Array<string | null>
   attributes?: Record<string, SpanValue>

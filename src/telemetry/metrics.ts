@@ -139,7 +139,7 @@ function timed<T extends object> (concern: string, target: T, metrics: Metrics, 
   return wrapped as T
 }
 
-type StoreTracing = Pick<Tracing, 'tracer' | 'recording'> & { system: string }
+type StoreTracing = Pick<Tracing, 'spans' | 'recording'> & { system: string }
 
 /** The store with every operation timed (and traced, when traces are on); the wrappers are made once, not per call. */
 export function instrumentStore (store: Store, metrics: Metrics, traces?: Tracing): Store {

@@ -34,13 +34,15 @@ function spansOn (tracer: ReturnType<typeof trace.getTracer>, headRatio: number 
   return {
     run (name: string, options: SpanOptions, work) {
       const parent = spanContextOf(options.parent)
-      if (parent === undefined && headRatio !== undefined && Math.random() >= headRatio) return work(UNTRACED)
+      if (!options.underActive && parent === undefined && headRatio !== undefined && Math.random() >= headRatio) return work(UNTRACED)
       const links: Link[] = []
       for (const link of options.links ?? []) {
         const linked = spanContextOf(link)
         if (linked !== undefined) links.push({ context: linked })
       }
-      const within = parent === undefined ? ROOT_CONTEXT : trace.setSpanContext(ROOT_CONTEXT, parent)
+      const within = options.underActive === true
+        ? context.active()
+        : parent === undefined ? ROOT_CONTEXT : trace.setSpanContext(ROOT_CONTEXT, parent)
       return tracer.startActiveSpan(name, { kind: KINDS[options.kind], links, attributes: options.attributes }, within, (span) => {
         const handle = {
           traceparent: traceparentOf(span.spanContext()),
@@ -110,7 +112,6 @@ export function startOtel ({ sampleAtHead = false }: { sampleAtHead?: boolean } 
   })
   return {
     plugin: requestSpans(tracer, headRatio),
-    tracer,
     spans: spansOn(tracer, headRatio),
     module: import.meta.url,
     recording: () => trace.getActiveSpan()?.isRecording() === true,

@@ -1,15 +1,10 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { createPlant, newDatabase, run, serve, stop } from '../executable.js'
-import { freePort } from '../receiver.js'
-import { checkAccessibility, launch, openPage, signIn, skip } from '../browser.js'
+import { createPlant } from '../executable.js'
+import { checkAccessibility, launch, openPage, serveWithToken, signIn, skip } from '../browser.js'
 
 test('Live: a plant created by curl appears in the feed and in the Plants list within a second; the feed filters, pauses, and resumes after a drop', { skip, timeout: 120_000 }, async (t) => {
-  const database = newDatabase()
-  const token = (await run(['tokens', 'create', '--name', 'operator', '--database', database])).stdout.trim()
-  const port = await freePort()
-  let server = await serve(database, ['--port', String(port)])
-  t.after(() => stop(server))
+  const { token, server, down, up } = await serveWithToken(t)
   const { page, consoleErrors } = await openPage(await launch(t))
   await signIn(page, server.url, token)
   await page.locator('caption', { hasText: '0 plants on this page' }).waitFor()
@@ -45,9 +40,9 @@ test('Live: a plant created by curl appears in the feed and in the Plants list w
   await page.screenshot({ path: 'docs/console-live.png' })
 
   // The server goes away: a banner; it comes back: what happened meanwhile arrives, once.
-  await stop(server)
+  await down()
   await page.getByText('Live updates are disconnected; reconnecting…').waitFor()
-  server = await serve(database, ['--port', String(port)])
+  await up()
   await createPlant(server.url, token, { id: 4, name: 'While away' })
   await feed.locator('li', { hasText: 'While away' }).waitFor({ timeout: 15_000 })
   await page.getByText('Live updates are disconnected; reconnecting…').waitFor({ state: 'detached' })

@@ -1,15 +1,10 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { createPlant, newDatabase, run, serve, stop } from '../executable.js'
-import { freePort } from '../receiver.js'
-import { launch, skip } from '../browser.js'
+import { createPlant } from '../executable.js'
+import { launch, serveWithToken, skip } from '../browser.js'
 
 test('a browser\'s EventSource with a ticket follows the store, and resumes after the server restarts', { skip, timeout: 90_000 }, async (t) => {
-  const database = newDatabase()
-  const token = (await run(['tokens', 'create', '--name', 'browser', '--database', database])).stdout.trim()
-  const port = await freePort()
-  let server = await serve(database, ['--port', String(port)])
-  t.after(() => stop(server))
+  const { token, server, down, up } = await serveWithToken(t)
   const url = server.url
   const browser = await launch(t)
   const page = await browser.newPage()
@@ -44,8 +39,8 @@ test('a browser\'s EventSource with a ticket follows the store, and resumes afte
   await waitForSeen(2)
 
   // The server goes away and comes back on the same port; meanwhile, and after, plants change.
-  await stop(server)
-  server = await serve(database, ['--port', String(port)])
+  await down()
+  await up()
   await createPlant(url, token, { id: 3, name: 'While away' })
   await fetch(`${url}/plants/2`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } })
   await waitForSeen(4)
