@@ -129,13 +129,13 @@ export async function startPrism (): Promise<BenchServer> {
 export const ladderName = (rung: string, postgres: boolean) => `ladder${postgres ? ' on PostgreSQL' : ''}: ${rung}`
 
 /** One rung of the cost ladder (ladder-server.ts), on a new SQLite file, or a new PostgreSQL schema, where it has a store. */
-export async function startLadder (rung: string, postgres = false): Promise<BenchServer> {
+export async function startLadder (rung: string, postgres = false, env: NodeJS.ProcessEnv = process.env): Promise<BenchServer> {
   const dir = mkdtempSync(join(tmpdir(), 'plantstore-ladder-'))
   const database = postgres ? await freshDatabase('postgres:fresh') : `sqlite:${join(dir, 'plants.db')}`
   execFileSync(process.execPath, [cli, 'migrate', '--database', database])
   const token = execFileSync(process.execPath, [cli, 'tokens', 'create', '--name', 'bench', '--database', database], { encoding: 'utf8' }).trim()
   const name = ladderName(rung, postgres)
-  const started = await startProcess(name, ['--import', 'tsx', 'bench/ladder-server.ts', rung, database, token], '/healthz', '--port')
+  const started = await startProcess(name, ['--import', 'tsx', 'bench/ladder-server.ts', rung, database, token], '/healthz', '--port', env)
   return {
     name,
     token,
