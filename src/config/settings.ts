@@ -16,7 +16,7 @@ export const SETTINGS = {
   logLevel: { flag: '--log-level', env: 'PLANTSTORE_LOG_LEVEL', fallback: 'info', argument: 'level', help: 'fatal, error, warn, info, debug, trace or silent' },
   bodyLimit: { flag: '--body-limit', env: 'PLANTSTORE_BODY_LIMIT', fallback: '65536', argument: 'bytes', help: 'largest request body' },
   sqliteSynchronous: { flag: '--sqlite-synchronous', env: 'PLANTSTORE_SQLITE_SYNCHRONOUS', fallback: 'FULL', argument: 'mode', help: 'SQLite synchronous pragma: FULL, EXTRA, NORMAL or OFF' },
-  readCacheSize: { flag: '--read-cache-size', env: 'PLANTSTORE_READ_CACHE_SIZE', fallback: '8388608', argument: 'bytes', help: 'memory for cached list pages (0: none)' },
+  readCacheSize: { flag: '--read-cache-size', env: 'PLANTSTORE_READ_CACHE_SIZE', fallback: '8388608', argument: 'bytes', help: 'memory for cached reads, list pages and single plants, on SQLite (0: none)' },
   tokenCacheSize: { flag: '--token-cache-size', env: 'PLANTSTORE_TOKEN_CACHE_SIZE', fallback: '1048576', argument: 'bytes', help: 'memory for cached token lookups' },
   maxConnections: { flag: '--max-connections', env: 'PLANTSTORE_MAX_CONNECTIONS', fallback: '1000', argument: 'n', help: 'client connections open at once; more are closed as they arrive' },
   publicUrl: { flag: '--public-url', env: 'PLANTSTORE_PUBLIC_URL', fallback: '', argument: 'url', help: 'the URL clients reach the service at, for the served document (default: a relative URL)' },

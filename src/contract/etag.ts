@@ -18,10 +18,9 @@ export function ifMatch (header: string | undefined): ((plant: Plant) => boolean
   return (plant) => listed.includes(etagOf(plant))
 }
 
-/** If-None-Match for a GET: true when the caller already holds the current representation. */
-export function noneMatch (header: string | undefined, plant: Plant): boolean {
+/** If-None-Match for a GET: true when the caller already holds the representation whose tag is `etag`. */
+export function noneMatch (header: string | undefined, etag: string): boolean {
   if (header === undefined) return false
-  const etag = etagOf(plant)
   return header.split(',').some((tag) => {
     const trimmed = tag.trim()
     return trimmed === '*' || trimmed.replace(/^W\//, '') === etag

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import { operation } from '../contract/document.js'
 import { plantJson, plantOfBody, plantsJson } from '../contract/plant.js'
 import { etagOf, ifMatch, noneMatch } from '../contract/etag.js'
@@ -25,7 +25,8 @@ function written (outcome: WriteOutcome, id: bigint, ifMatchHeader: string | und
 
 export default async function plantRoutes (app: FastifyInstance, { readCacheBytes }: { readCacheBytes: number }) {
   const { store } = app
-  const pages = new ReadCache(readCacheBytes)
+  // Pages and single plants, each under a key of its own kind: a page's is a JSON array, a plant's `plant <id>`.
+  const answers = new ReadCache(readCacheBytes)
 
   app.route({
     ...operation('listPlants'),
@@ -34,8 +35,8 @@ export default async function plantRoutes (app: FastifyInstance, { readCacheByte
       const version = store.dialect.readVersion?.()
       // The parsed query, each part told apart: no tag is not the empty tag.
       const key = JSON.stringify([limit, after?.toString() ?? null, tag ?? null])
-      const page = pages.get(key, version) ?? await readPage(limit, tag, after)
-      pages.set(key, version, page)
+      const page = answers.get(key, version) ?? await readPage(limit, tag, after)
+      answers.set(key, version, page)
       if (page.link !== undefined) reply.header('link', page.link)
       reply.header(POSITION_HEADER, page.position)
       return reply.type(JSON_TYPE).send(page.body)
@@ -71,14 +72,26 @@ export default async function plantRoutes (app: FastifyInstance, { readCacheByte
     ...operation('getPlant'),
     handler: async (request, reply) => {
       const { id } = request.params as IdParams
-      const { plant, position } = await store.plants.get(id)
-      reply.header(POSITION_HEADER, String(position))
-      if (plant === undefined) throw notFound(id)
-      reply.header('etag', etagOf(plant))
-      if (noneMatch(request.headers['if-none-match'], plant)) return reply.code(304).send()
-      return reply.type(JSON_TYPE).send(plantJson(plant))
+      const version = store.dialect.readVersion?.()
+      const key = `plant ${id}`
+      const answer = answers.get(key, version) ?? await readPlant(id, reply)
+      answers.set(key, version, answer)
+      reply.header(POSITION_HEADER, answer.position)
+      reply.header('etag', answer.etag)
+      if (noneMatch(request.headers['if-none-match'], answer.etag!)) return reply.code(304).send()
+      return reply.type(JSON_TYPE).send(answer.body)
     }
   })
+
+  /** A plant's answer, or its 404 (which still says the position it reflects). */
+  async function readPlant (id: bigint, reply: FastifyReply) {
+    const { plant, position } = await store.plants.get(id)
+    if (plant === undefined) {
+      reply.header(POSITION_HEADER, String(position))
+      throw notFound(id)
+    }
+    return { body: plantJson(plant), etag: etagOf(plant), position: String(position) }
+  }
 
   app.route({
     ...operation('replacePlant'),

@@ -1,14 +1,14 @@
 import { boundedCache, stringBytes } from '../lib/bounded-cache.js'
 
 /** A cached answer: its body, and the headers that go with it. */
-export interface CachedAnswer { body: string, link?: string, position: string }
+export interface CachedAnswer { body: string, link?: string, etag?: string, position: string }
 
 // What an entry costs beside its strings: the map's node and the object (measured order of magnitude).
 const ENTRY_OVERHEAD = 200
 
 /**
- * Answers to reads, kept while the store says nothing changed: every entry belongs to the store's
- * read version (`StoreDialect.readVersion`, on SQLite `PRAGMA data_version` and this process's own
+ * Answers to reads (pages of plants, single plants), kept while the store says nothing changed:
+ * every entry belongs to the store's read version (`StoreDialect.readVersion`, on SQLite `PRAGMA data_version` and this process's own
  * writes), and a new version empties the cache, so no answer outlives a committed write. A store
  * without a read version (PostgreSQL, where another instance's commit cannot be seen for free) is
  * never cached. Bounded in bytes (`--read-cache-size`): a reader choosing large pages and many
@@ -23,7 +23,8 @@ export class ReadCache {
     this.#enabled = maxBytes > 0
     this.#entries = boundedCache<CachedAnswer>({
       maxBytes,
-      sizeOf: (answer, key) => ENTRY_OVERHEAD + stringBytes(key) + stringBytes(answer.body) + stringBytes(answer.link ?? '') + stringBytes(answer.position)
+      sizeOf: (answer, key) => ENTRY_OVERHEAD + stringBytes(key) + stringBytes(answer.body) + stringBytes(answer.link ?? '') +
+        stringBytes(answer.etag ?? '') + stringBytes(answer.position)
     })
   }
 
