@@ -1,8 +1,6 @@
 import { boundedCache } from '../lib/bounded-cache.js'
 import { tokenEntryBytes } from './token-store.js'
-import type { TokenRecord } from './token-store.js'
-
-export type CachedToken = TokenRecord & { hash: Buffer }
+import type { CachedToken, FoundToken } from './token-store.js'
 
 // No entry is trusted longer than this: a revocation is refused within a second, whatever happens.
 const MAX_AGE_MS = 1000
@@ -16,26 +14,53 @@ const MAX_AGE_MS = 1000
 export class TokenCache {
   readonly #entries
   readonly #isStale: () => boolean
+  readonly #enabled: boolean
+  // Counts the clears: what was found before one may no longer be trusted.
+  #generation = 0
 
   constructor (maxBytes: number, isStale: () => boolean = () => false) {
-    this.#entries = boundedCache<CachedToken>({ maxBytes, ttlMs: MAX_AGE_MS, sizeOf: tokenEntryBytes })
+    this.#entries = boundedCache<FoundToken>({ maxBytes, ttlMs: MAX_AGE_MS, sizeOf: (entry, key) => tokenEntryBytes(entry.token, key) })
     this.#isStale = isStale
+    this.#enabled = maxBytes > 0
   }
 
-  get (hash: Buffer): CachedToken | undefined {
+  /** The cached token for a hash (read `generation` first: set needs it). */
+  get (hash: Buffer): FoundToken | undefined {
     if (this.#isStale()) {
-      this.#entries.clear()
+      this.clear()
       return undefined
     }
     return this.#entries.get(hash.toString('base64'))
   }
 
-  set (token: CachedToken) {
-    this.#entries.set(token.hash.toString('base64'), token)
+  /**
+   * Keeps a token just read from the store by a lookup that began at `generation`, and answers it. A
+   * clear since then may have been its revocation, read too late: such a token serves its own request
+   * only, as does every token when the cache is off.
+   */
+  set (token: CachedToken, generation: number): FoundToken {
+    if (!this.#enabled || generation !== this.#generation) return { token, generation: -1, readAt: 0 }
+    const found = { token, generation, readAt: Date.now() }
+    this.#entries.set(token.hash.toString('base64'), found)
+    return found
+  }
+
+  get generation () {
+    return this.#generation
+  }
+
+  /**
+   * Whether a token found earlier may still be used without a lookup: nothing about tokens changed
+   * since (here or, as the dialect's signal says, elsewhere), and it was read less than MAX_AGE_MS ago.
+   */
+  stillTrusted (found: FoundToken): boolean {
+    if (this.#isStale()) this.clear()
+    return found.generation === this.#generation && Date.now() - found.readAt < MAX_AGE_MS
   }
 
   /** Tokens changed (here or elsewhere): nothing cached may outlive the change. */
   clear () {
     this.#entries.clear()
+    this.#generation++
   }
 }

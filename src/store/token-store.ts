@@ -19,6 +19,17 @@ export interface TokenRecord {
   lastUsedAt: Date | null
 }
 
+export type CachedToken = TokenRecord & { hash: Buffer }
+
+/** A token found by its hash, and what it takes to keep trusting it without a lookup (TokenCache.stillTrusted). */
+export interface FoundToken {
+  readonly token: CachedToken
+  /** The cache's generation when the lookup began; -1 when the token may not be trusted beyond this lookup. */
+  readonly generation: number
+  /** When the token was read from the store: it is trusted for MAX_AGE_MS from then, no longer. */
+  readonly readAt: number
+}
+
 /** A token's state as listed: revoked, expired or active. */
 export function tokenState (token: TokenRecord, now = Date.now()): 'active' | 'expired' | 'revoked' {
   if (token.revokedAt !== null) return 'revoked'
@@ -35,7 +46,10 @@ export interface NewToken {
 
 /** API tokens: only their SHA-256 hashes are stored. */
 export interface TokenStore {
-  findByHash (hash: Buffer): Promise<(TokenRecord & { hash: Buffer }) | undefined>
+  /** The token with this hash, through the cache (token-cache.ts), with how long it may be trusted. */
+  findByHash (hash: Buffer): Promise<FoundToken | undefined>
+  /** Whether a token found earlier may still be used without looking it up again (TokenCache.stillTrusted). */
+  stillTrusted (found: FoundToken): boolean
   /** Fails with TokenNameTaken when the name is in use. */
   create (token: NewToken): Promise<TokenRecord>
   /** Creates the token only when the store has none at all; answers whether it did. */

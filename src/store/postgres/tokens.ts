@@ -3,7 +3,7 @@ import type { PoolClient } from 'pg'
 import { toToken, toTokenWithHash } from '../rows.js'
 import type { TokenRow } from '../rows.js'
 import { TokenNameTaken } from '../errors.js'
-import type { NewToken, TokenStore } from '../store.js'
+import type { FoundToken, NewToken, TokenStore } from '../store.js'
 import type { PostgresDatabase } from './database.js'
 import type { TokenCache } from '../token-cache.js'
 import { TokenUsage } from '../token-usage.js'
@@ -32,13 +32,15 @@ export class PostgresTokens implements TokenStore {
   }
 
   async findByHash (hash: Buffer) {
+    const generation = this.#cache.generation
     const cached = this.#cache.get(hash)
     if (cached !== undefined) return cached
     const [row] = await this.#db.query<TokenRow>('SELECT * FROM tokens WHERE hash = $1', [hash], 'tokens.by-hash')
-    if (row === undefined) return undefined
-    const token = toTokenWithHash(row)
-    this.#cache.set(token)
-    return token
+    return row === undefined ? undefined : this.#cache.set(toTokenWithHash(row), generation)
+  }
+
+  stillTrusted (found: FoundToken) {
+    return this.#cache.stillTrusted(found)
   }
 
   async create (token: NewToken) {

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3'
 import { toToken, toTokenWithHash } from '../rows.js'
 import type { TokenRow } from '../rows.js'
 import { TokenNameTaken } from '../errors.js'
-import type { NewToken, TokenStore } from '../store.js'
+import type { FoundToken, NewToken, TokenStore } from '../store.js'
 import { guard, Statements } from './connection.js'
 import { TokenCache } from '../token-cache.js'
 import { changedElsewhere } from './data-version.js'
@@ -36,14 +36,16 @@ export class SqliteTokens implements TokenStore {
 
   async findByHash (hash: Buffer) {
     return guard(() => {
+      const generation = this.#cache.generation
       const cached = this.#cache.get(hash)
       if (cached !== undefined) return cached
       const row = this.#selectByHash.get(hash)
-      if (row === undefined) return undefined
-      const token = toTokenWithHash(row)
-      this.#cache.set(token)
-      return token
+      return row === undefined ? undefined : this.#cache.set(toTokenWithHash(row), generation)
     })
+  }
+
+  stillTrusted (found: FoundToken) {
+    return this.#cache.stillTrusted(found)
   }
 
   async create (token: NewToken) {
