@@ -8,11 +8,11 @@ const ENTRY_OVERHEAD = 200
 
 /**
  * Answers to reads (pages of plants, single plants), kept while the store says nothing changed:
- * every entry belongs to the store's read version (`StoreDialect.readVersion`, on SQLite `PRAGMA data_version` and this process's own
- * writes), and a new version empties the cache, so no answer outlives a committed write. A store
- * without a read version (PostgreSQL, where another instance's commit cannot be seen for free) is
- * never cached. Bounded in bytes (`--read-cache-size`): a reader choosing large pages and many
- * cursors cannot grow it past that.
+ * every entry belongs to the store's read version (`StoreDialect.readVersion`, on SQLite
+ * `PRAGMA data_version` and this process's own writes), and a new version empties the cache, so no
+ * answer outlives a committed write. A store without a read version (PostgreSQL, where another
+ * instance's commit cannot be seen for free) is never cached. Bounded in bytes (`--read-cache-size`):
+ * a reader choosing large pages and many cursors cannot grow it past that.
  */
 export class ReadCache {
   readonly #entries
