@@ -56,10 +56,10 @@ console.log(JSON.stringify({ threadMiB: threadBytes / 2 ** 20, mainMiB: mainByte
 
 test('a worker thread gets the young generation its resourceLimits ask for; the main thread keeps --max-semi-space-size', async () => {
   const { threadMiB, mainMiB } = await runScript<{ threadMiB: number, mainMiB: number }>(youngGenerations, { nodeArgs: ['--max-semi-space-size=8'] })
-  // 8 MiB asked: two semi-spaces of at most 4 MiB; the flag alone would have made them 8 MiB each (16).
-  // The largest size seen during the churn includes pages in flight during a scavenge (12.5 MiB once,
-  // on a busy machine), so the bound sits between that and what the flag would give.
-  assert.ok(threadMiB < 14, `the thread's young generation is ${threadMiB} MiB`)
+  // 8 MiB asked: two semi-spaces of at most 4 MiB; the flag alone would have made them 8 MiB each, 16
+  // at rest and more with pages in flight. The largest size seen during the churn includes pages in
+  // flight during a scavenge (12.5 and 14.75 MiB on a busy machine), so the bound is the flag's size.
+  assert.ok(threadMiB < 16, `the thread's young generation is ${threadMiB} MiB`)
   assert.ok(mainMiB > 8, `the main thread's young generation is ${mainMiB} MiB`)
 })
 
