@@ -12,7 +12,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { scenarios } from './scenarios.js'
-import { startLadder, startPlantstore } from './servers.js'
+import { startLadder, startPlantstoreSqlite } from './servers.js'
 import type { BenchServer } from './servers.js'
 import { layerOf } from './layer-of.js'
 
@@ -74,8 +74,7 @@ async function profiled (start: (env: NodeJS.ProcessEnv) => Promise<BenchServer>
 }
 
 const rung = await profiled((env) => startLadder('store', false, env))
-const sqliteDir = mkdtempSync(join(tmpdir(), 'plantstore-layers-db-'))
-const serve = await profiled((env) => startPlantstore('plantstore, SQLite', `sqlite:${join(sqliteDir, 'plants.db')}`, () => rmSync(sqliteDir, { recursive: true, force: true }), env))
+const serve = await profiled((env) => startPlantstoreSqlite(undefined, env))
 
 const us = (value: number | undefined) => (value ?? 0).toFixed(1)
 chosen.forEach((scenario, i) => {

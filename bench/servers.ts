@@ -84,9 +84,10 @@ export async function startPlantstore (name: string, database: string, cleanup =
   }
 }
 
-export async function startPlantstoreSqlite () {
+/** `plantstore serve` on a new SQLite file, removed when it stops. */
+export async function startPlantstoreSqlite (name = 'plantstore, SQLite', env: NodeJS.ProcessEnv = process.env) {
   const dir = mkdtempSync(join(tmpdir(), 'plantstore-bench-'))
-  return startPlantstore('plantstore, SQLite', `sqlite:${join(dir, 'plants.db')}`, () => rmSync(dir, { recursive: true, force: true }))
+  return startPlantstore(name, `sqlite:${join(dir, 'plants.db')}`, () => rmSync(dir, { recursive: true, force: true }), env)
 }
 
 export const TRACED = 'plantstore, SQLite, traces at 0.1'
@@ -99,9 +100,7 @@ export async function startPlantstoreTraced (): Promise<BenchServer> {
   const sink = createHttpServer((req, res) => { req.resume().on('end', () => res.writeHead(200).end()) })
   await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve))
   const { port } = sink.address() as { port: number }
-  const dir = mkdtempSync(join(tmpdir(), 'plantstore-bench-'))
-  const env = { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_TRACES_SAMPLER_ARG: '0.1' }
-  const server = await startPlantstore(TRACED, `sqlite:${join(dir, 'plants.db')}`, () => rmSync(dir, { recursive: true, force: true }), env)
+  const server = await startPlantstoreSqlite(TRACED, { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_TRACES_SAMPLER_ARG: '0.1' })
   return {
     ...server,
     database: undefined,

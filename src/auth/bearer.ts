@@ -86,7 +86,8 @@ async function authenticate (store: Store, verifyJwt: JwtVerifier | undefined, r
   if (!usable) throw new InvalidToken()
   tokens.recordUse(token.id)
   const principal = { key: `token:${token.id}`, name: token.name, scopes: token.scopes, expiresAt: token.expiresAt }
-  socket[PROVEN] = { header: Buffer.from(header!, 'latin1'), found: found!, principal }
+  // A token the cache may not trust beyond this lookup (cache off, or a clear raced it) is not kept.
+  if (tokens.stillTrusted(found!)) socket[PROVEN] = { header: Buffer.from(header!, 'latin1'), found: found!, principal }
   return principal
 }
 

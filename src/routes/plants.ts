@@ -35,8 +35,7 @@ export default async function plantRoutes (app: FastifyInstance, { readCacheByte
       const version = store.dialect.readVersion?.()
       // The parsed query, each part told apart: no tag is not the empty tag.
       const key = JSON.stringify([limit, after?.toString() ?? null, tag ?? null])
-      const page = answers.get(key, version) ?? await readPage(limit, tag, after)
-      answers.set(key, version, page)
+      const page = await answers.through(key, version, () => readPage(limit, tag, after))
       if (page.link !== undefined) reply.header('link', page.link)
       reply.header(POSITION_HEADER, page.position)
       return reply.type(JSON_TYPE).send(page.body)
@@ -73,12 +72,10 @@ export default async function plantRoutes (app: FastifyInstance, { readCacheByte
     handler: async (request, reply) => {
       const { id } = request.params as IdParams
       const version = store.dialect.readVersion?.()
-      const key = `plant ${id}`
-      const answer = answers.get(key, version) ?? await readPlant(id, reply)
-      answers.set(key, version, answer)
+      const answer = await answers.through(`plant ${id}`, version, () => readPlant(id, reply))
       reply.header(POSITION_HEADER, answer.position)
       reply.header('etag', answer.etag)
-      if (noneMatch(request.headers['if-none-match'], answer.etag!)) return reply.code(304).send()
+      if (noneMatch(request.headers['if-none-match'], answer.etag)) return reply.code(304).send()
       return reply.type(JSON_TYPE).send(answer.body)
     }
   })

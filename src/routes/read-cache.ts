@@ -28,19 +28,21 @@ export class ReadCache {
     })
   }
 
-  get (key: string, version: string | undefined): CachedAnswer | undefined {
-    if (version === undefined || !this.#enabled) return undefined
+  /**
+   * The answer kept under `key` at `version`, or the one `read` makes, kept for the next caller. The
+   * version is asked before the read, so a write meanwhile makes the answer stale, never wrong.
+   */
+  async through<T extends CachedAnswer> (key: string, version: string | undefined, read: () => Promise<T>): Promise<T> {
+    if (version === undefined || !this.#enabled) return read()
     if (version !== this.#version) {
       this.#entries.clear()
       this.#version = version
-      return undefined
     }
-    return this.#entries.get(key)
-  }
-
-  /** Keeps an answer read at `version` (asked before the read, so a write meanwhile makes it stale, never wrong). */
-  set (key: string, version: string | undefined, answer: CachedAnswer) {
-    if (version === undefined || version !== this.#version || !this.#enabled) return
-    this.#entries.set(key, answer)
+    // Each key holds one kind of answer (the routes' keys tell pages and plants apart).
+    const kept = this.#entries.get(key) as T | undefined
+    if (kept !== undefined) return kept
+    const answer = await read()
+    if (version === this.#version) this.#entries.set(key, answer)
+    return answer
   }
 }

@@ -26,10 +26,7 @@ export class TokenCache {
 
   /** The cached token for a hash (read `generation` first: set needs it). */
   get (hash: Buffer): FoundToken | undefined {
-    if (this.#isStale()) {
-      this.clear()
-      return undefined
-    }
+    this.#clearIfStale()
     return this.#entries.get(hash.toString('base64'))
   }
 
@@ -54,7 +51,7 @@ export class TokenCache {
    * since (here or, as the dialect's signal says, elsewhere), and it was read less than MAX_AGE_MS ago.
    */
   stillTrusted (found: FoundToken): boolean {
-    if (this.#isStale()) this.clear()
+    this.#clearIfStale()
     return found.generation === this.#generation && Date.now() - found.readAt < MAX_AGE_MS
   }
 
@@ -62,5 +59,10 @@ export class TokenCache {
   clear () {
     this.#entries.clear()
     this.#generation++
+  }
+
+  /** The dialect's signal that tokens changed elsewhere (another process, another instance). */
+  #clearIfStale () {
+    if (this.#isStale()) this.clear()
   }
 }

@@ -77,8 +77,10 @@ function spansOn (tracer: ReturnType<typeof trace.getTracer>, headRatio: number 
  */
 export function headRatioOf (env: NodeJS.ProcessEnv): number | undefined {
   if (env.OTEL_TRACES_SAMPLER !== 'parentbased_traceidratio') return undefined
-  const ratio = Number(env.OTEL_TRACES_SAMPLER_ARG ?? '1')
-  return env.OTEL_TRACES_SAMPLER_ARG !== undefined && env.OTEL_TRACES_SAMPLER_ARG.trim() !== '' && ratio >= 0 && ratio <= 1 ? ratio : 1
+  const arg = env.OTEL_TRACES_SAMPLER_ARG?.trim() ?? ''
+  // Number('') is 0: an empty argument is no argument.
+  const ratio = arg === '' ? Number.NaN : Number(arg)
+  return ratio >= 0 && ratio <= 1 ? ratio : 1
 }
 
 /**
