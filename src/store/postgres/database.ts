@@ -26,10 +26,13 @@ export function isUnavailable (error: unknown): boolean {
  * webhook dispatcher's bookkeeping alone (claims and outcomes). A crash of the database may lose the
  * last of those, and then an event is sent again (at least once), never lost: events are written by
  * the creates, on durable connections. The SQLite writer relaxes the same bookkeeping to NORMAL.
+ * That pool also plans each execution of its prepared statements for its own values: a plan cached
+ * while the outbox was small (a new database) read the whole table for every batch of outcomes, long
+ * after it had grown, until autovacuum next analysed it.
  */
 export function createPool (url: string, poolSize: number, { durableCommits = true } = {}): pg.Pool {
   const pool = new pg.Pool({
-    connectionString: durableCommits ? url : withSetting(url, 'synchronous_commit=off'),
+    connectionString: durableCommits ? url : withSetting(withSetting(url, 'synchronous_commit=off'), 'plan_cache_mode=force_custom_plan'),
     max: poolSize,
     connectionTimeoutMillis: 3000,
     idleTimeoutMillis: 30_000,
