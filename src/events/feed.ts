@@ -35,7 +35,7 @@ export class EventFeed {
   readonly #settings: FeedSettings
   readonly #live = new Set<EventStream>()
   readonly #all = new Set<EventStream>()
-  /** Undefined until the log's bounds could be read (the store may be down at start). */
+  /** Undefined until the log's bounds could be read (the store may be down at start), and while no stream is open. */
   #position: bigint | undefined
   #tailing: Promise<void> | undefined
   #again = false
@@ -100,6 +100,12 @@ export class EventFeed {
 
   async #tail () {
     for (;;) {
+      // With no stream open, nothing is read: the position is forgotten, and read again from the log's
+      // bounds when a stream comes (serve waits for it), so a feed nobody watches costs no reads.
+      if (this.#all.size === 0) {
+        this.#position = undefined
+        return
+      }
       let events: LoggedEvent[]
       this.#lastReadAt = Date.now()
       try {

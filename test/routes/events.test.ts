@@ -84,6 +84,26 @@ for (const [db, database] of Object.entries(DATABASES)) {
       }
     })
 
+    test('with no stream open the feed reads nothing from the log; a stream opened later starts at the newest event', async (t) => {
+      const { app, send, stream } = await serving(t, database)
+      const events = app.store.events
+      const read = events.read.bind(events)
+      let reads = 0
+      events.read = async (query) => { reads++; return read(query) }
+      for (let i = 1; i <= 20; i++) assert.equal((await send('POST', '/plants', { id: i, name: `P${i}` })).status, 200)
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      assert.equal(reads, 0, 'no reads while nobody watches')
+      const position = Number((await send('GET', '/plants/20')).headers.get('plantstore-event-position'))
+      const live = await stream()
+      closeAll(t, live)
+      await send('POST', '/plants', { id: 21, name: 'P21' })
+      await send('DELETE', '/plants/1')
+      await live.until((received) => received.length === 2)
+      assert.deepEqual(sequences(live.events), [position + 1, position + 2])
+      assert.deepEqual(live.events.map((event) => event.event), ['plant.created', 'plant.deleted'])
+      assert.ok(reads > 0)
+    })
+
     test('read, then stream from the read\'s position while others write: nothing missed, nothing twice', async (t) => {
       const { send, stream } = await serving(t, database)
       for (let i = 1; i <= 50; i++) await send('POST', '/plants', { id: i, name: `P${i}` })
