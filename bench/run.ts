@@ -2,10 +2,14 @@
  * npm run bench [-- --quick] [-- --rounds N]: starts each server itself and measures every scenario on
  * every server with autocannon from this process (127.0.0.1 only, bounded durations), in interleaved
  * rounds: each round runs the ceiling and then each server, scenario by scenario, so every server's
- * figure has a ceiling measured moments before it. A figure is the median over the rounds.
+ * figure has a ceiling measured moments before it. A figure is the median over the rounds. The servers
+ * after the ceiling take turns in the opposite order every other round, and with PostgreSQL each run
+ * starts after a CHECKPOINT, so that no server always pays for the writes of the ones before it
+ * (a checkpoint, or autovacuum, in the middle of its run).
  * Writes bench/results/latest.{json,md} (quick.* with --quick); prints the markdown table.
  */
 import autocannon from 'autocannon'
+import pg from 'pg'
 import { measure } from './process-stats.js'
 import { report } from './report.js'
 import type { FeedRun, Row } from './report.js'
@@ -39,8 +43,22 @@ async function load (server: BenchServer, scenario: Scenario, duration: number) 
   })
 }
 
+/** Writes out what earlier runs left dirty in PostgreSQL's buffers, before a run; nothing without PostgreSQL. */
+async function checkpoint () {
+  const url = process.env.PLANTSTORE_TEST_POSTGRES_URL
+  if (url === undefined) return
+  const client = new pg.Client(url)
+  await client.connect()
+  try {
+    await client.query('CHECKPOINT')
+  } finally {
+    await client.end()
+  }
+}
+
 async function runOne (server: BenchServer, scenario: Scenario, round: number): Promise<Row> {
   await scenario.seed?.(server)
+  await checkpoint()
   await load(server, scenario, warmupSeconds)
   const around = scenario.around === undefined ? undefined : await scenario.around.before(server)
   if (around !== undefined) scenario.around!.measuring(around)
@@ -79,8 +97,10 @@ async function main () {
       else await server.stop()
     }
     for (let round = 1; round <= rounds; round++) {
+      const [ceiling, ...rest] = servers
+      const inTurn = round % 2 === 1 ? servers : [ceiling!, ...rest.reverse()]
       for (const scenario of chosen) {
-        for (const server of servers.filter((s) => scenario.runsOn?.(s) ?? s.ladder !== true)) {
+        for (const server of inTurn.filter((s) => scenario.runsOn?.(s) ?? s.ladder !== true)) {
           rows.push(await runOne(server, scenario, round))
           process.stderr.write(`round ${round} · ${scenario.name} · ${server.name}: ${rows.at(-1)!.requestsPerSecond} req/s\n`)
         }
