@@ -101,7 +101,7 @@ export class EventFeed {
   async #tail () {
     for (;;) {
       // With no stream open, nothing is read: the position is forgotten, and read again from the log's
-      // bounds when a stream comes (serve waits for it), so a feed nobody watches costs no reads.
+      // bounds when a stream comes (see serve), so a feed nobody watches costs no reads.
       if (this.#all.size === 0) {
         this.#position = undefined
         return
@@ -152,8 +152,10 @@ export class EventFeed {
       while (!stream.ended && !this.#stopped) {
         // Joining is synchronous with the check: the feed cannot move between them.
         if (this.#position === undefined) {
-          this.wake()
-          await sleep(50)
+          // Read from the log's bounds, as at start; while the store cannot answer, wait and look again.
+          const latest = await this.#store.bounds().then((bounds) => bounds.latest, () => undefined)
+          if (latest === undefined) await sleep(50)
+          else this.#position ??= latest
           continue
         }
         if (stream.cursor >= this.#position) {

@@ -117,18 +117,17 @@ for (const [name, database] of Object.entries(databases)) {
       assert.equal((await run(['webhooks', 'add', receiver.url, '--database', url])).code, 0)
       const server = await serve(url, [], tracesTo(collector.url))
       const reading = new AbortController()
+      let reader = Promise.resolve()
       try {
         const headers = { authorization: `Bearer ${token}` }
         const stream = await fetch(`${server.url}/events`, { headers, signal: reading.signal })
         assert.equal(stream.status, 200)
-        const streamed = (async () => {
-          let text = ''
-          for await (const chunk of stream.body!) {
-            text += Buffer.from(chunk).toString()
-            if (text.includes('event: plant.created')) return text
-          }
-          return text
-        })()
+        // Read on until the end, so that the stream stays open for the creates below.
+        let text = ''
+        reader = (async () => {
+          for await (const chunk of stream.body!) text += Buffer.from(chunk).toString()
+        })().catch(() => {})
+        const streamed = waitFor(() => text.includes('event: plant.created'), 10_000, 'the streamed event').then(() => text)
         assert.equal((await createPlant(server.url, token, { id: 1, name: 'Fern' })).status, 200)
         assert.match(await streamed, /event: plant.created/)
         await waitFor(() => receiver.received.length === 1, 10_000, 'the delivery')
@@ -141,6 +140,7 @@ for (const [name, database] of Object.entries(databases)) {
         }
       } finally {
         reading.abort()
+        await reader
         await stop(server)
       }
       const sent = receiver.received[0]!.headers
