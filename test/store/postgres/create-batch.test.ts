@@ -49,6 +49,20 @@ describe('create and import batches on PostgreSQL', { skip }, () => {
     assert.deepEqual(stored.rows.map((row) => Number(row.id)), [1, 2, 3])
   })
 
+  test('the batch never reads all of plants, even in a plan made while the table was empty', async (t) => {
+    const url = await freshDatabase('postgres:fresh')
+    await (await openStore(parseDatabaseUrl(url))).close() // migrates
+    const [client] = await connections(t, url, 1)
+    // The plan a prepared statement keeps: made without its values, from the table's size then.
+    await client!.query('SET plan_cache_mode = force_generic_plan')
+    await client!.query('BEGIN')
+    await client!.query({ name: 'create-batch', text: createBatchSql, values: batch([1, 2]) })
+    await client!.query({ name: 'create-batch', text: createBatchSql, values: batch([2, 3]) })
+    const { rows } = await client!.query<{ seq_scan: string }>("SELECT seq_scan FROM pg_stat_xact_user_tables WHERE relid = 'plants'::regclass")
+    await client!.query('ROLLBACK')
+    assert.equal(Number(rows[0]!.seq_scan), 0)
+  })
+
   test('an import beside creates never deadlocks with them: it too takes its ids in order', async (t) => {
     const url = await freshDatabase('postgres:fresh')
     const store = await openStore(parseDatabaseUrl(url))
