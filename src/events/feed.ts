@@ -51,7 +51,7 @@ export class EventFeed {
   }
 
   async start () {
-    this.#position = await this.#store.bounds().then((bounds) => bounds.latest, () => undefined)
+    this.#position = await this.#latest()
     this.#unwatch = this.#store.watch(() => this.wake())
     this.#heartbeat = setInterval(() => { for (const stream of this.#live) stream.comment('keep-alive') }, this.#settings.heartbeatMs)
     this.#heartbeat.unref()
@@ -153,7 +153,7 @@ export class EventFeed {
         // Joining is synchronous with the check: the feed cannot move between them.
         if (this.#position === undefined) {
           // Read from the log's bounds, as at start; while the store cannot answer, wait and look again.
-          const latest = await this.#store.bounds().then((bounds) => bounds.latest, () => undefined)
+          const latest = await this.#latest()
           if (latest === undefined) await sleep(50)
           else this.#position ??= latest
           continue
@@ -174,6 +174,11 @@ export class EventFeed {
     } catch {
       stream.end()
     }
+  }
+
+  /** The log's newest sequence, or undefined while the store cannot answer. */
+  #latest (): Promise<bigint | undefined> {
+    return this.#store.bounds().then((bounds) => bounds.latest, () => undefined)
   }
 
   /** Ends every stream cleanly (each after its last whole event) and stops reading. */

@@ -24,26 +24,23 @@ export class TokenCache {
     this.#enabled = maxBytes > 0
   }
 
-  /** The cached token for a hash (read `generation` first: set needs it). */
-  get (hash: Buffer): FoundToken | undefined {
-    this.#clearIfStale()
-    return this.#entries.get(hash.toString('base64'))
-  }
-
   /**
-   * Keeps a token just read from the store by a lookup that began at `generation`, and answers it. A
-   * clear since then may have been its revocation, read too late: such a token serves its own request
-   * only, as does every token when the cache is off.
+   * The token for a hash: the cached one, or the one `read` finds in the store, kept for the next
+   * lookup. A clear while it was read may have been its revocation, read too late: such a token serves
+   * its own request only, as does every token when the cache is off.
    */
-  set (token: CachedToken, generation: number): FoundToken {
+  async through (hash: Buffer, read: () => CachedToken | undefined | Promise<CachedToken | undefined>): Promise<FoundToken | undefined> {
+    const generation = this.#generation
+    this.#clearIfStale()
+    const key = hash.toString('base64')
+    const cached = this.#entries.get(key)
+    if (cached !== undefined) return cached
+    const token = await read()
+    if (token === undefined) return undefined
     if (!this.#enabled || generation !== this.#generation) return { token, generation: -1, readAt: 0 }
     const found = { token, generation, readAt: Date.now() }
-    this.#entries.set(token.hash.toString('base64'), found)
+    this.#entries.set(key, found)
     return found
-  }
-
-  get generation () {
-    return this.#generation
   }
 
   /**

@@ -32,7 +32,7 @@ export function isUnavailable (error: unknown): boolean {
  */
 export function createPool (url: string, poolSize: number, { durableCommits = true } = {}): pg.Pool {
   const pool = new pg.Pool({
-    connectionString: durableCommits ? url : withSetting(withSetting(url, 'synchronous_commit=off'), 'plan_cache_mode=force_custom_plan'),
+    connectionString: durableCommits ? url : withSettings(url, ['synchronous_commit=off', 'plan_cache_mode=force_custom_plan']),
     max: poolSize,
     connectionTimeoutMillis: 3000,
     idleTimeoutMillis: 30_000,
@@ -43,13 +43,13 @@ export function createPool (url: string, poolSize: number, { durableCommits = tr
 }
 
 /**
- * The URL with a server setting added to its startup `options` (beside any it has): set as the
+ * The URL with server settings added to its startup `options` (beside any it has): set as the
  * connection opens, where a SET queued on connect overlapped the pool's first query (pg's
  * DeprecationWarning on stderr).
  */
-function withSetting (url: string, setting: string): string {
+function withSettings (url: string, settings: string[]): string {
   const parsed = new URL(url)
-  parsed.searchParams.set('options', `${parsed.searchParams.get('options') ?? ''} -c ${setting}`.trim())
+  parsed.searchParams.set('options', [parsed.searchParams.get('options') ?? '', ...settings.map((setting) => `-c ${setting}`)].join(' ').trim())
   return parsed.href
 }
 

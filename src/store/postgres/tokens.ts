@@ -32,11 +32,10 @@ export class PostgresTokens implements TokenStore {
   }
 
   async findByHash (hash: Buffer) {
-    const generation = this.#cache.generation
-    const cached = this.#cache.get(hash)
-    if (cached !== undefined) return cached
-    const [row] = await this.#db.query<TokenRow>('SELECT * FROM tokens WHERE hash = $1', [hash], 'tokens.by-hash')
-    return row === undefined ? undefined : this.#cache.set(toTokenWithHash(row), generation)
+    return this.#cache.through(hash, async () => {
+      const [row] = await this.#db.query<TokenRow>('SELECT * FROM tokens WHERE hash = $1', [hash], 'tokens.by-hash')
+      return row === undefined ? undefined : toTokenWithHash(row)
+    })
   }
 
   stillTrusted (found: FoundToken) {

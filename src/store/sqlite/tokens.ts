@@ -35,13 +35,10 @@ export class SqliteTokens implements TokenStore {
   }
 
   async findByHash (hash: Buffer) {
-    return guard(() => {
-      const generation = this.#cache.generation
-      const cached = this.#cache.get(hash)
-      if (cached !== undefined) return cached
+    return this.#cache.through(hash, () => guard(() => {
       const row = this.#selectByHash.get(hash)
-      return row === undefined ? undefined : this.#cache.set(toTokenWithHash(row), generation)
-    })
+      return row === undefined ? undefined : toTokenWithHash(row)
+    }))
   }
 
   stillTrusted (found: FoundToken) {
