@@ -109,7 +109,12 @@ export class EventFeed {
       let events: LoggedEvent[]
       this.#lastReadAt = Date.now()
       try {
-        this.#position ??= (await this.#store.bounds()).latest
+        if (this.#position === undefined) {
+          const { latest } = await this.#store.bounds()
+          // A stream may have gone live meanwhile at bounds it read itself (see serve): those win, or
+          // what was committed between the two reads would reach it from neither.
+          this.#position ??= latest
+        }
         events = await this.#store.read({ after: this.#position, limit: PAGE })
       } catch {
         return // the store is unreachable: the next wake (a commit, or the watch's poll) tries again

@@ -52,6 +52,43 @@ for (const [db, database] of Object.entries(DATABASES)) {
       assert.deepEqual(got, await wholeLog(baseUrl, token, Number(position)), 'every event once, in order')
     })
 
+    test('a stream that goes live while the feed is still reading the log\'s bounds gets every event after its cursor', async (t) => {
+      const app = await build(t, { database })
+      for (let i = 1; i <= 5; i++) await app.store.plants.create({ id: BigInt(i), name: `P${i}` })
+      const log = app.store.events
+      const bounds = log.bounds.bind(log)
+      const { latest } = await bounds()
+      // Nobody watches: the feed forgets its position.
+      app.events.wake()
+      await new Promise((resolve) => setImmediate(resolve))
+      // The second read of the bounds (the feed's own) answers only after another event was committed.
+      let release!: () => void
+      const held = new Promise<void>((resolve) => { release = resolve })
+      let calls = 0
+      log.bounds = async () => {
+        if (++calls === 2) await held
+        return bounds()
+      }
+      const stream = app.events.createStream('reader', latest, undefined)
+      let received = ''
+      stream.body.on('data', (chunk) => { received += String(chunk) })
+      const serving = app.events.serve(stream, () => {}) // reads the bounds first, and goes live at them
+      app.events.wake() // the feed's tail reads them second
+      await serving
+      assert.ok(stream.live)
+      await app.store.plants.create({ id: 6n, name: 'P6' })
+      release()
+      await app.store.plants.create({ id: 7n, name: 'P7' })
+      const deadline = Date.now() + 5000
+      while (!received.includes(`id: ${latest + 2n}\n`) && Date.now() < deadline) {
+        app.events.wake()
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      stream.end()
+      assert.equal(calls, 2)
+      assert.deepEqual([...received.matchAll(/^id: (\d+)$/gm)].map((match) => BigInt(match[1]!)), [latest + 1n, latest + 2n])
+    })
+
     test('a slow reader is cut after its last whole event, and resumes from there without loss', async (t) => {
       const app = await build(t, { database, streamBufferSize: '16384' })
       const base = await app.listen({ port: 0, host: '127.0.0.1' })
