@@ -55,6 +55,15 @@ class ChunkedLines implements pino.DestinationStream {
  * process exits, SIGTERM included; a SIGKILL may lose the last lines.
  */
 export function bufferedStdout (): pino.DestinationStream {
+  // One per process, as stdout is: an app built again in the same process (tests, an embedding) shares
+  // it, instead of adding a timer and an exit listener each time.
+  stdoutLines ??= startBufferedStdout()
+  return stdoutLines
+}
+
+let stdoutLines: ChunkedLines | undefined
+
+function startBufferedStdout () {
   const lines = new ChunkedLines(pino.destination({ dest: 1, sync: true, minLength: CHUNK }))
   setInterval(() => { lines.flush() }, 1000).unref()
   // pino's own exit hook flushes its destination only, so the lines gathered here are handed on first.
