@@ -43,6 +43,14 @@ export function sseEvent (event: Pick<LoggedEvent, 'sequence' | 'type' | 'data'>
   return `id: ${event.sequence}\nevent: ${event.type}\ndata: ${event.data}\n\n`
 }
 
+/**
+ * What a stream gets when events after its cursor were deleted by retention: the oldest one kept, and
+ * where to list again. It has no `id:`, so a reconnect still resumes from the last event received.
+ */
+export function sseReset (deletedThrough: bigint): string {
+  return `event: reset\ndata: {"oldest":${deletedThrough + 1n},"relist":"/plants"}\n\n`
+}
+
 /** Parses a `?types=` list; null when it names a type the stream does not carry. */
 export function parseEventTypes (text: string): Set<PlantEventType> | null {
   const names = text.split(',').map((name) => name.trim()).filter((name) => name !== '')

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { LoggedEvent, PlantEventType } from '../contract/events.js'
 import type { EventStore } from '../store/store.js'
 import { formatBatch } from './batch.js'
+import { catchUp } from './catch-up.js'
 import { EventStream } from './stream.js'
 import type { Spans } from '../lib/trace-context.js'
 import type { StreamSettings } from './stream.js'
@@ -172,9 +173,7 @@ export class EventFeed {
           await sleep(10)
           continue
         }
-        const events = await this.#store.read({ after: stream.cursor, limit: PAGE })
-        if (events.length === 0) stream.cursor = this.#position
-        else stream.write(formatBatch(events))
+        if (!await catchUp(this.#store, stream, PAGE)) stream.cursor = this.#position
       }
     } catch {
       stream.end()

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { generateTicket, hashToken } from '../auth/tokens.js'
 import { operation } from '../contract/document.js'
 import { SchemaMismatch, TooManyRequests } from '../contract/errors.js'
-import { parseEventTypes } from '../contract/events.js'
+import { parseEventTypes, sseReset } from '../contract/events.js'
 
 // A ticket opens streams for this long (an EventSource reconnecting reuses its URL, so its ticket).
 const TICKET_LIFETIME_MS = 10 * 60_000
@@ -40,7 +40,7 @@ export default async function eventRoutes (app: FastifyInstance, { maxStreams, m
       stream.raw(`retry: ${RETRY_MS}\n\n`)
       if (after !== undefined && (after < deletedThrough || after > latest)) {
         // Below what retention deleted (or from another log): some events are gone; the client re-lists.
-        stream.raw(`event: reset\ndata: {"oldest":${deletedThrough + 1n},"relist":"/plants"}\n\n`)
+        stream.raw(sseReset(deletedThrough))
         stream.cursor = after > latest ? latest : deletedThrough
       }
       reply.raw.once('close', () => stream.end())

@@ -146,6 +146,28 @@ for (const [db, database] of Object.entries(DATABASES)) {
       assert.equal(fine.events[0]!.event, 'plant.created')
     })
 
+    test('retention that deletes past a stream still catching up sends it event: reset, then the oldest kept event', async (t) => {
+      const app = await build(t, { database })
+      for (let id = 1; id <= 30; id++) await app.store.plants.create({ id: BigInt(id), name: `P${id}` })
+      app.events.wake()
+      // Retention runs once the stream has started, before the log is read for it.
+      const log = app.store.events
+      const read = log.read.bind(log)
+      let pruned: number | undefined
+      log.read = async (query) => {
+        pruned ??= await log.prune(Date.now() + 1000, 10)
+        return read(query)
+      }
+      const stream = app.events.createStream('reader', 5n, undefined)
+      let received = ''
+      stream.body.on('data', (chunk) => { received += String(chunk) })
+      await app.events.serve(stream, () => {})
+      stream.end()
+      assert.equal(pruned, 10)
+      assert.match(received, /^event: reset\ndata: \{"oldest":11,"relist":"\/plants"\}\n\nid: 11\n/)
+      assert.deepEqual([...received.matchAll(/^id: (\d+)$/gm)].map((match) => Number(match[1])), Array.from({ length: 20 }, (_, i) => 11 + i))
+    })
+
     test('retention keeps an event whose webhook delivery is pending, and everything after it', async (t) => {
       const app = await build(t, { database, webhookRetryBase: '1h' })
       await app.store.plants.create({ id: 1n, name: 'before' })

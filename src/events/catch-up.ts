@@ -1,0 +1,24 @@
+import { sseReset } from '../contract/events.js'
+import type { EventStore } from '../store/store.js'
+import { formatBatch } from './batch.js'
+import type { EventStream } from './stream.js'
+
+/**
+ * One step of a stream catching up: the page of the log after its cursor, written to it. Retention may
+ * have deleted past the cursor since the stream began (a slow reader catching up sits at the log's old
+ * end), so the bounds are read after the page: when they show events after the cursor deleted, the page
+ * may lack some, and the reader is told with `event: reset`, as on a resume from below them. Answers
+ * false when the log had nothing after the cursor.
+ */
+export async function catchUp (store: EventStore, stream: EventStream, limit: number): Promise<boolean> {
+  const events = await store.read({ after: stream.cursor, limit })
+  const { deletedThrough } = await store.bounds()
+  if (deletedThrough > stream.cursor) {
+    stream.raw(sseReset(deletedThrough))
+    stream.cursor = deletedThrough
+    return true
+  }
+  if (events.length === 0) return false
+  stream.write(formatBatch(events))
+  return true
+}
