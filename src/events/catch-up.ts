@@ -6,14 +6,15 @@ import type { EventStream } from './stream.js'
 /**
  * One step of a stream catching up: the page of the log after its cursor, written to it. Retention may
  * have deleted past the cursor since the stream began (a slow reader catching up sits at the log's old
- * end), so the bounds are read after the page: when they show events after the cursor deleted, the page
- * may lack some, and the reader is told with `event: reset`, as on a resume from below them. Answers
- * false when the log had nothing after the cursor.
+ * end). A page that starts right after the cursor lacks nothing, since retention deletes only a prefix;
+ * otherwise the bounds are read after the page, and when they show events after the cursor deleted, the
+ * reader is told with `event: reset`, as on a resume from below them. Answers false when the log had
+ * nothing after the cursor.
  */
 export async function catchUp (store: EventStore, stream: EventStream, limit: number): Promise<boolean> {
   const events = await store.read({ after: stream.cursor, limit })
-  const { deletedThrough } = await store.bounds()
-  if (deletedThrough > stream.cursor) {
+  const deletedThrough = events[0]?.sequence === stream.cursor + 1n ? undefined : (await store.bounds()).deletedThrough
+  if (deletedThrough !== undefined && deletedThrough > stream.cursor) {
     stream.raw(sseReset(deletedThrough))
     stream.cursor = deletedThrough
     return true

@@ -52,7 +52,7 @@ export class EventFeed {
   }
 
   async start () {
-    this.#position = await this.#latest()
+    await this.#locate()
     this.#unwatch = this.#store.watch(() => this.wake())
     this.#heartbeat = setInterval(() => { for (const stream of this.#live) stream.comment('keep-alive') }, this.#settings.heartbeatMs)
     this.#heartbeat.unref()
@@ -110,13 +110,8 @@ export class EventFeed {
       let events: LoggedEvent[]
       this.#lastReadAt = Date.now()
       try {
-        if (this.#position === undefined) {
-          const { latest } = await this.#store.bounds()
-          // A stream may have gone live meanwhile at bounds it read itself (see serve): those win, or
-          // what was committed between the two reads would reach it from neither.
-          this.#position ??= latest
-        }
-        events = await this.#store.read({ after: this.#position, limit: PAGE })
+        if (!await this.#locate()) return
+        events = await this.#store.read({ after: this.#position!, limit: PAGE })
       } catch {
         return // the store is unreachable: the next wake (a commit, or the watch's poll) tries again
       }
@@ -158,10 +153,8 @@ export class EventFeed {
       while (!stream.ended && !this.#stopped) {
         // Joining is synchronous with the check: the feed cannot move between them.
         if (this.#position === undefined) {
-          // Read from the log's bounds, as at start; while the store cannot answer, wait and look again.
-          const latest = await this.#latest()
-          if (latest === undefined) await sleep(50)
-          else this.#position ??= latest
+          // While the store cannot answer, wait and look again.
+          if (!await this.#locate()) await sleep(50)
           continue
         }
         if (stream.cursor >= this.#position) {
@@ -180,9 +173,17 @@ export class EventFeed {
     }
   }
 
-  /** The log's newest sequence, or undefined while the store cannot answer. */
-  #latest (): Promise<bigint | undefined> {
-    return this.#store.bounds().then((bounds) => bounds.latest, () => undefined)
+  /**
+   * Sets the position, when it is unset, to the log's newest sequence; answers false while the store
+   * cannot answer. Both the tail and a new stream may ask at once: whichever's answer comes first wins,
+   * since a stream may already have gone live at it, and what was committed between the two reads
+   * would otherwise reach that stream neither by catch-up nor by fan-out.
+   */
+  async #locate (): Promise<boolean> {
+    if (this.#position !== undefined) return true
+    const latest = await this.#store.bounds().then((bounds) => bounds.latest, () => undefined)
+    if (latest !== undefined) this.#position ??= latest
+    return this.#position !== undefined
   }
 
   /** Ends every stream cleanly (each after its last whole event) and stops reading. */

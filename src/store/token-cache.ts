@@ -30,8 +30,8 @@ export class TokenCache {
    * its own request only, as does every token when the cache is off.
    */
   async through (hash: Buffer, read: () => CachedToken | undefined | Promise<CachedToken | undefined>): Promise<FoundToken | undefined> {
-    const generation = this.#generation
     this.#clearIfStale()
+    const generation = this.#generation
     const key = hash.toString('base64')
     const cached = this.#entries.get(key)
     if (cached !== undefined) return cached
