@@ -24,6 +24,7 @@ export default fp<DispatcherOptions & { database: DatabaseUrl, tracing?: string 
       connectWriter: dialect.connectWriter,
       tracing
     })
+  app.store.plants.handOff?.(dispatcher)
   app.decorate('webhooks', dispatcher)
   app.addHook('onReady', async () => { dispatcher.start() })
   app.addHook('preClose', async () => { await dispatcher.stop() })

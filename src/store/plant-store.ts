@@ -1,10 +1,11 @@
 import { INT64_MAX, INT64_MIN } from '../contract/int64.js'
 import type { Plant } from '../contract/plant.js'
+import type { DeliveryHandoff } from './delivery-handoff.js'
 
 export type { Plant, PlantRow } from '../contract/plant.js'
 
 export type CreateOutcome =
-  /** `enqueued`: webhook deliveries were written for it, so the dispatcher has work. */
+  /** `enqueued`: webhook deliveries wait for it in the outbox, so the dispatcher has work (those handed over do not wait). */
   | { kind: 'created', plant: Plant, enqueued: boolean }
   | { kind: 'replayed', plant: Plant }
   | { kind: 'conflict', plant: Plant }
@@ -54,7 +55,6 @@ export interface PlantStore {
    * only once committed durably.
    */
   create (plant: Plant): Promise<CreateOutcome>
-  /** Plants in id order. */
   /** Plants in id order, with the log position the read reflects. */
   list (query: PlantQuery): Promise<{ plants: Plant[], position: bigint }>
   /** A plant (undefined when there is none), with the log position the read reflects. */
@@ -63,4 +63,9 @@ export interface PlantStore {
   replace (plant: Plant, precondition?: Precondition): Promise<WriteOutcome>
   /** Deletes a plant, atomically with the precondition check; `done` carries the deleted plant. */
   delete (id: bigint, precondition?: Precondition): Promise<WriteOutcome>
+  /**
+   * From now on, creates hand the deliveries they write to this dispatcher, claimed for it, where it
+   * takes them (DeliveryHandoff). Absent where a store leaves every delivery to claims.
+   */
+  handOff?: (handoff: DeliveryHandoff) => void
 }

@@ -2,6 +2,9 @@ import { eventTypesOf } from '../contract/webhook.js'
 import { signingSecrets } from './store.js'
 import type { AgedDelivery } from './webhook-bookkeeping.js'
 import type { Delivery, DeliveryReport, LoggedEvent, Scope, Subscription, TicketRecord, TokenRecord } from './store.js'
+import type { DeliveryRow } from './delivery-handoff.js'
+
+export type { DeliveryRow } from './delivery-handoff.js'
 
 // Rows as both drivers give them: integers as bigint (better-sqlite3's safeIntegers, pg's int8 parser
 // set in postgres/database.ts), times as Unix milliseconds. Each API shape is mapped from its row here only.
@@ -33,6 +36,8 @@ export interface SubscriptionRow {
   event_types: string | null
   max_per_second: bigint | number | null
   disabled_at: bigint | null
+  /** Read where a delivery is claimed or handed over (SELECT *). */
+  removed_at?: bigint | null
   last_success_at: bigint | null
   last_error: string | null
   consecutive_failures: bigint | number
@@ -86,18 +91,6 @@ export function toToken (row: TokenRow): TokenRecord {
 /** A token with its stored hash, for authentication to compare in constant time. */
 export function toTokenWithHash (row: TokenRow): TokenRecord & { hash: Buffer } {
   return { ...toToken(row), hash: row.hash }
-}
-
-/** A claimed outbox row; the subscriber's URL and secret are read with the claim. */
-export interface DeliveryRow {
-  id: bigint,
-  message_id: string,
-  subscription_id: bigint,
-  payload: string,
-  attempts: bigint | number,
-  created_at: bigint,
-  redelivered_at: bigint | null,
-  trace_parent: string | null
 }
 
 export function toDelivery (row: DeliveryRow, subscription: Subscription, leaseUntil: number): Delivery {

@@ -6,6 +6,7 @@ import type { TokenStore } from './token-store.js'
 import type { WebhookStore } from './webhook-store.js'
 
 export * from './bulk-store.js'
+export * from './delivery-handoff.js'
 export * from './errors.js'
 export * from './event-store.js'
 export * from './plant-store.js'

@@ -1,5 +1,6 @@
 import type { EventType } from '../contract/events.js'
 import type { SubscriptionState } from '../contract/webhook.js'
+import type { HandedDeliveries } from './delivery-handoff.js'
 
 export type { SubscriptionState } from '../contract/webhook.js'
 
@@ -157,6 +158,8 @@ export interface WebhookStore {
    * dispatcher (another process or instance) claims them until it ends or an attempt is recorded.
    */
   claim (claim: DeliveryClaim): Promise<Delivery[]>
+  /** One subscriber's deliveries handed over by creates (DeliveryHandoff), with its URL and secrets read now, as a claim reads them. */
+  adopt (subscriptionId: number, handed: HandedDeliveries): Promise<Delivery[]>
   /**
    * Records an attempt's outcome, and the subscription's health with it; many are written together.
    * A crash may lose one: at least once.

@@ -146,7 +146,7 @@ export function instrumentStore (store: Store, metrics: Metrics, traces?: Tracin
   const tracing = traces === undefined ? undefined : { ...traces, system: store.dialect.name === 'postgres' ? 'postgresql' : 'sqlite' }
   return {
     dialect: store.dialect,
-    plants: timed('plants', store.plants, metrics, [], tracing),
+    plants: timed('plants', store.plants, metrics, ['handOff'], tracing),
     tokens: timed('tokens', store.tokens, metrics, ['recordUse', 'stillTrusted'], tracing),
     webhooks: timed('webhooks', store.webhooks, metrics, [], tracing),
     bulk: store.bulk,

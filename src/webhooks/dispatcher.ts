@@ -1,14 +1,18 @@
 import type { Log } from './log.js'
-import type { WebhookStore } from '../store/store.js'
+import type { DeliveryHandoff, HandedDeliveries, WebhookStore } from '../store/store.js'
 import { ConnectionBudget } from './connection-budget.js'
 import { SubscriberLane } from './lane.js'
+import { leaseMs } from './settings.js'
 import type { DispatcherOptions } from './settings.js'
 
-export { retryDelay } from './lane.js'
+export { retryDelay } from './retry.js'
 export type { DispatcherOptions, DispatcherSettings } from './settings.js'
 
-/** What the app knows of its dispatcher, whether it runs on the event loop or in a thread of its own. */
-export interface Dispatcher {
+/**
+ * What the app knows of its dispatcher, whether it runs on the event loop or in a thread of its own.
+ * Creates hand it their deliveries straight away where it takes them (DeliveryHandoff).
+ */
+export interface Dispatcher extends DeliveryHandoff {
   start (): void
   /** Due deliveries may be waiting: a plant was created. */
   wake (): void
@@ -35,12 +39,27 @@ export class WebhookDispatcher implements Dispatcher {
   #timer: NodeJS.Timeout | undefined
   #stopped = true
   #refreshing: Promise<void> | undefined
+  readonly leaseMs: number
+  subscriptions: readonly number[] = []
 
   constructor (store: WebhookStore, log: Log, options: DispatcherOptions) {
     this.#store = store
     this.#log = log
     this.#options = options
     this.#budget = new ConnectionBudget(options.maxConnections)
+    this.leaseMs = leaseMs(options)
+  }
+
+  /** Deliveries a create wrote already claimed for this dispatcher; a lane gone since leaves them to a claim once their lease lapses. */
+  take (handed: HandedDeliveries) {
+    const bySubscription = Map.groupBy(handed.rows, (row) => Number(row.subscription_id))
+    for (const [id, rows] of bySubscription) this.#lanes.get(id)?.take({ leaseUntil: handed.leaseUntil, rows })
+  }
+
+  /** A lane began or ceased to take deliveries from creates: the list of those that do is told again. */
+  #acceptingChanged = () => {
+    this.subscriptions = [...this.#lanes.values()].filter((lane) => lane.accepting).map((lane) => lane.subscriptionId)
+    this.#options.onAccepting?.([...this.subscriptions])
   }
 
   start () {
@@ -100,10 +119,11 @@ export class WebhookDispatcher implements Dispatcher {
       }
       this.#lanes.delete(id)
       lane.stop().catch(() => {})
+      this.#acceptingChanged()
     }
     for (const subscription of enabled.values()) {
       if (this.#lanes.has(subscription.id)) continue
-      const lane = new SubscriberLane(subscription, this.#store, this.#log, this.#options, this.#budget)
+      const lane = new SubscriberLane(subscription, this.#store, this.#log, this.#options, this.#budget, this.#acceptingChanged)
       this.#lanes.set(subscription.id, lane)
       lane.wake()
     }

@@ -1,18 +1,13 @@
 import type { Log } from './log.js'
-import type { Delivery, Subscription, WebhookStore } from '../store/store.js'
+import type { Delivery, HandedDeliveries, Subscription, WebhookStore } from '../store/store.js'
 import { ConcurrencyLimit } from './concurrency-limit.js'
 import type { ConnectionBudget } from './connection-budget.js'
+import { Pacer } from './pacer.js'
+import { retryDelay, RetryTimer } from './retry.js'
 import { Sender } from './sender.js'
+import { leaseMs } from './settings.js'
 import type { DispatcherOptions } from './settings.js'
 import { sendTraced } from './delivery-span.js'
-
-const MAX_RETRY_DELAY_MS = 60 * 60 * 1000
-
-/** Exponential backoff with ±25 % jitter, so that a recovering subscriber is not hit by every retry at once. */
-export function retryDelay (attempts: number, baseMs: number, random = Math.random): number {
-  const exponential = Math.min(baseMs * 2 ** Math.max(0, attempts - 1), MAX_RETRY_DELAY_MS)
-  return Math.round(exponential * (0.75 + random() * 0.5))
-}
 
 /**
  * One subscriber's deliveries: claims its due events from the outbox a window at a time, keeps as many
@@ -28,7 +23,6 @@ export class SubscriberLane {
   readonly #limit: ConcurrencyLimit
   readonly #budget: ConnectionBudget
   readonly #onBudget = () => this.#pump()
-  readonly #leaseMs: number
   /** The subscriber's host, as its delivery spans name it. */
   readonly #host: string
   readonly #queue: Delivery[] = []
@@ -39,15 +33,15 @@ export class SubscriberLane {
   #due = true
   #wakes = 0
   #stopped = false
-  #retryTimer: NodeJS.Timeout | undefined
-  #retryAt = Number.POSITIVE_INFINITY
-  /** The subscription's throttle (deliveries a second), or null. */
-  #perSecond: number | null
-  /** With a throttle: the earliest time the next delivery may start (starts are spaced evenly). */
-  #nextStart = 0
-  #paceTimer: NodeJS.Timeout | undefined
+  readonly #retries = new RetryTimer(() => this.wake())
+  /** Spaces the starts of a throttled subscription (its deliveries a second, or null). */
+  readonly #pacer: Pacer
+  /** Deliveries handed over by creates whose subscription is being read (see take). */
+  #adopting = 0
+  #accepting = false
+  readonly #onAccepting: () => void
 
-  constructor (subscription: Subscription, store: WebhookStore, log: Log, options: DispatcherOptions, budget: ConnectionBudget) {
+  constructor (subscription: Subscription, store: WebhookStore, log: Log, options: DispatcherOptions, budget: ConnectionBudget, onAccepting: () => void) {
     this.subscriptionId = subscription.id
     this.#budget = budget
     this.#store = store
@@ -60,20 +54,36 @@ export class SubscriberLane {
       publicOnly: !subscription.operator && !options.allowPrivate
     })
     this.#limit = new ConcurrencyLimit(4, options.perSubscription)
-    // A claim outlives the attempt (connect, then answer, each within the timeout), so no other
-    // dispatcher takes a delivery that is still being sent.
-    this.#leaseMs = 3 * options.timeoutMs + 5000
-    this.#perSecond = subscription.maxPerSecond
+    this.#pacer = new Pacer(subscription.maxPerSecond, () => this.#pump())
+    this.#onAccepting = onAccepting
   }
 
   /** Takes up a change of the subscription read at a poll (its throttle). */
   configure (subscription: Subscription) {
-    this.#perSecond = subscription.maxPerSecond
+    this.#pacer.perSecond = subscription.maxPerSecond
+    this.#updateAccepting()
   }
 
   /** Deliveries this lane lets be in flight now. */
   get concurrency (): number {
     return this.#limit.current
+  }
+
+  /** Whether creates may hand this lane their deliveries (DeliveryHandoff; see #updateAccepting). */
+  get accepting (): boolean { return this.#accepting }
+
+  /** Deliveries a create wrote already claimed for this lane: sent like claimed ones. */
+  take (handed: HandedDeliveries) {
+    this.#adopting += handed.rows.length
+    this.#store.adopt(this.subscriptionId, handed).then((deliveries) => {
+      this.#queue.push(...deliveries)
+    }, (error: unknown) => {
+      // Their lease lapses and a claim takes them.
+      this.#log.warn({ err: error, subscriptionId: this.subscriptionId }, 'webhook dispatcher could not read the subscription of handed deliveries')
+    }).finally(() => {
+      this.#adopting -= handed.rows.length
+      this.#pump()
+    })
   }
 
   /** Due deliveries may be waiting (a plant was created, a retry is due, or the safety poll). */
@@ -86,9 +96,10 @@ export class SubscriberLane {
   /** Stops claiming and sending; waits for the attempts in flight (each bounded by the timeout) and their records. */
   async stop () {
     this.#stopped = true
+    this.#updateAccepting()
     this.#budget.forget(this.#onBudget)
-    clearTimeout(this.#retryTimer)
-    clearTimeout(this.#paceTimer)
+    this.#retries.stop()
+    this.#pacer.stop()
     await Promise.allSettled([...this.#attempts])
     await this.#sender.close()
   }
@@ -96,36 +107,40 @@ export class SubscriberLane {
   #pump () {
     if (this.#stopped) return
     const limit = this.#limit.current
-    while (this.#inFlight < limit && this.#queue.length > 0 && this.#paced() && this.#budget.take(this.#onBudget)) this.#start(this.#queue.shift()!)
+    while (this.#inFlight < limit && this.#queue.length > 0 && this.#pacer.ready() && this.#budget.take(this.#onBudget)) this.#start(this.#queue.shift()!)
     // Keep up to one window claimed ahead of the one in flight, so a fast subscriber never waits on a
     // claim; a throttled one at most a second's worth.
     let wanted = 2 * limit - this.#inFlight - this.#queue.length
-    if (this.#perSecond !== null) wanted = Math.min(wanted, this.#perSecond - this.#queue.length)
+    const perSecond = this.#pacer.perSecond
+    if (perSecond !== null) wanted = Math.min(wanted, perSecond - this.#queue.length)
     if (!this.#claiming && this.#due && wanted > 0) this.#claim(wanted).catch(() => {})
+    this.#updateAccepting()
   }
 
-  /** Whether a throttled lane may start a delivery now (see #start); else a timer pumps again when it may. */
-  #paced (): boolean {
-    if (this.#perSecond === null) return true
-    const now = Date.now()
-    if (now >= this.#nextStart) return true
-    if (this.#paceTimer === undefined) {
-      this.#paceTimer = setTimeout(() => { this.#paceTimer = undefined; this.#pump() }, Math.ceil(this.#nextStart - now))
-      this.#paceTimer.unref()
-    }
-    return false
+  /**
+   * A lane takes deliveries from creates while it is unthrottled (a throttle counts in the store),
+   * nothing older waits in the outbox (it would be sent after newer events), and it has room: for a few
+   * create batches whatever its limit, as a batch hands over many at once, already claimed.
+   */
+  #updateAccepting () {
+    const accepting = !this.#stopped && this.#pacer.perSecond === null && !this.#due && !this.#claiming &&
+      this.#queue.length + this.#adopting < 2 * this.#options.perSubscription
+    if (accepting === this.#accepting) return
+    this.#accepting = accepting
+    this.#onAccepting()
   }
 
   async #claim (max: number) {
     this.#claiming = true
     const wakes = this.#wakes
+    const perSecond = this.#pacer.perSecond
     try {
       const now = Date.now()
-      const claimed = await this.#store.claim({ subscriptionId: this.subscriptionId, now, leaseMs: this.#leaseMs, max, perSecond: this.#perSecond })
+      const claimed = await this.#store.claim({ subscriptionId: this.subscriptionId, now, leaseMs: leaseMs(this.#options), max, perSecond })
       this.#due = claimed.length === max || this.#wakes !== wakes
       this.#queue.push(...claimed)
       // A throttled claim may have found its second's allowance spent: look again in the next second.
-      if (this.#perSecond !== null && claimed.length > 0 && claimed.length < max) this.#wakeAt(Math.ceil((now + 1) / 1000) * 1000)
+      if (perSecond !== null && claimed.length > 0 && claimed.length < max) this.#wakeAt(Math.ceil((now + 1) / 1000) * 1000)
     } catch (error) {
       // The safety poll wakes this lane again.
       this.#due = false
@@ -143,7 +158,7 @@ export class SubscriberLane {
       return
     }
     this.#inFlight++
-    if (this.#perSecond !== null) this.#nextStart = Math.max(Date.now(), this.#nextStart) + 1000 / this.#perSecond
+    this.#pacer.started()
     const attempt = this.#attempt(delivery).finally(() => this.#attempts.delete(attempt))
     this.#attempts.add(attempt)
   }
@@ -174,15 +189,7 @@ export class SubscriberLane {
     else this.#log.warn({ ...fields, error }, givingUp ? 'webhook given up' : 'webhook attempt failed; will retry')
   }
 
-  /** One timer per lane, for the earliest retry due. */
   #wakeAt (time: number) {
-    if (this.#stopped || time >= this.#retryAt) return
-    clearTimeout(this.#retryTimer)
-    this.#retryAt = time
-    this.#retryTimer = setTimeout(() => {
-      this.#retryAt = Number.POSITIVE_INFINITY
-      this.wake()
-    }, Math.max(0, time - Date.now()))
-    this.#retryTimer.unref()
+    if (!this.#stopped) this.#retries.at(time)
   }
 }

@@ -31,4 +31,12 @@ export interface DispatcherOptions extends DispatcherSettings {
   onDisabled?: () => void
   /** Told, at each reading of the subscribers, how many there are. */
   onSubscribers?: (count: number) => void
+  /** Told the subscriptions whose new deliveries this dispatcher takes straight from creates, each time they change. */
+  onAccepting?: (subscriptions: number[]) => void
 }
+
+/**
+ * How long a claim is the dispatcher's alone. It outlives the attempt (connect, then answer, each within
+ * the timeout), so no other dispatcher takes a delivery that is still being sent.
+ */
+export const leaseMs = (settings: DispatcherSettings) => 3 * settings.timeoutMs + 5000

@@ -2,6 +2,7 @@ import { toPlant } from '../../contract/plant.js'
 import { deliveriesSql, EVENT_LOG_LOCK, eventsSql, outboxColumns } from './outbox.js'
 import { sameOrConflict } from '../store.js'
 import type { CreateOutcome, Plant } from '../store.js'
+import type { DeliveryRow } from '../rows.js'
 
 /**
  * Creates a batch of plants with distinct ids in one statement, hence one round trip and one commit:
@@ -15,8 +16,10 @@ import type { CreateOutcome, Plant } from '../store.js'
  * The stored plants are looked up one id at a time (LATERAL, kept apart from the join by its LIMIT): a
  * join's plan, prepared while the table was small, hashed the whole table for every batch long after
  * it had grown.
+ * The deliveries to the subscriptions in $10 are written claimed until $11 and come back in `handed`,
+ * for the dispatcher they are handed to (DeliveryHandoff); `enqueued` says whether any other waits.
  * $1 ids, $2 names, $3 tags, $4 message ids, $5 payloads, $6 now, $7 event data, $8 now in RFC 3339,
- * $9 traceparents.
+ * $9 traceparents, $10 subscriptions handed to, $11 the lease's end.
  */
 export const createBatchSql = `
 WITH input AS (
@@ -34,24 +37,29 @@ WITH input AS (
 ), appended AS (
   ${eventsSql('created c CROSS JOIN lock', '$6')}
 ), outbox AS (
-  ${deliveriesSql('created e', '$6', '$8::text')}
-  RETURNING plant_id
+  ${deliveriesSql('created e', '$6', '$8::text', { subscriptions: '$10::bigint[]', leaseUntil: '$11' })}
+  RETURNING id, message_id, subscription_id, plant_id, payload, created_at, trace_parent, locked_until
+), per_plant AS (
+  SELECT plant_id, bool_or(locked_until IS NULL) AS enqueued,
+    json_agg(json_build_object('id', id, 'message_id', message_id, 'subscription_id', subscription_id, 'payload', payload,
+      'attempts', 0, 'created_at', created_at, 'redelivered_at', NULL, 'trace_parent', trace_parent)) FILTER (WHERE locked_until IS NOT NULL) AS handed
+  FROM outbox GROUP BY plant_id
 )
-SELECT input.ord, inserted.id IS NOT NULL AS created,
-  EXISTS (SELECT 1 FROM outbox WHERE outbox.plant_id = input.id) AS enqueued,
+SELECT input.ord, inserted.id IS NOT NULL AS created, coalesce(per_plant.enqueued, false) AS enqueued, per_plant.handed,
   stored.id IS NOT NULL AS found, stored.name, stored.tag
 FROM input
 LEFT JOIN inserted ON inserted.id = input.id
+LEFT JOIN per_plant ON per_plant.plant_id = input.id
 LEFT JOIN LATERAL (SELECT id, name, tag FROM plants WHERE plants.id = input.id LIMIT 1) stored ON true
 ORDER BY input.ord`
 
-export interface BatchRow { created: boolean, enqueued: boolean, found: boolean, name: string | null, tag: string | null }
+export interface BatchRow { created: boolean, enqueued: boolean, handed: DeliveryRow[] | null, found: boolean, name: string | null, tag: string | null }
 
 /** A create waiting for its batch: the plant, and the traceparent of the request that made it. */
 export interface PendingCreate { plant: Plant, trace: string | undefined }
 
-/** The statement's parameters for a batch of plants with distinct ids. */
-export function createBatchParams (creates: PendingCreate[], now: number): unknown[] {
+/** The statement's parameters for a batch of plants with distinct ids; `handoff`: where deliveries are handed over, and until when. */
+export function createBatchParams (creates: PendingCreate[], now: number, handoff: { subscriptions: readonly number[], leaseUntil: number } = { subscriptions: [], leaseUntil: 0 }): unknown[] {
   const plants = creates.map((create) => create.plant)
   const { messageIds, data, payloads, traces } = outboxColumns(creates.map(({ plant, trace }) => ({ type: 'plant.created', plant, trace })))
   return [
@@ -63,7 +71,9 @@ export function createBatchParams (creates: PendingCreate[], now: number): unkno
     now,
     data,
     new Date(now).toISOString(),
-    traces
+    traces,
+    handoff.subscriptions,
+    handoff.leaseUntil
   ]
 }
 

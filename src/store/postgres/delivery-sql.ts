@@ -20,11 +20,13 @@ FROM due WHERE d.id = due.id
 RETURNING d.id, d.message_id, d.subscription_id, d.payload, d.attempts, d.created_at, d.redelivered_at, d.trace_parent`
 
 /**
- * Many attempts' outcomes in one statement; a give-up made while the attempt was in flight (the
- * subscription removed, retention) stays. $1 ids, $2 statuses, $3 errors, $4 times, $5 delivered,
- * $6 given up, $7 next attempts.
+ * Many attempts' outcomes, and their effect on each subscription's health (see healthChanges), in one
+ * statement and one commit; a give-up made while the attempt was in flight (the subscription removed,
+ * retention) stays. $1 ids, $2 statuses, $3 errors, $4 times, $5 delivered, $6 given up, $7 next
+ * attempts; $8 subscriptions, $9 last successes, $10 failures, $11 first failures, $12 errors.
  */
 export const attemptsSql = `
+WITH attempts AS (
 UPDATE webhook_deliveries d SET attempts = d.attempts + 1, locked_until = NULL, last_status = o.status,
   last_error = o.error, last_attempt_at = o.at,
   delivered_at = CASE WHEN o.delivered THEN o.at ELSE d.delivered_at END,
@@ -32,16 +34,14 @@ UPDATE webhook_deliveries d SET attempts = d.attempts + 1, locked_until = NULL, 
   next_attempt_at = coalesce(o.next_at, d.next_attempt_at)
 FROM unnest($1::bigint[], $2::int[], $3::text[], $4::bigint[], $5::bool[], $6::bool[], $7::bigint[])
   AS o (id, status, error, at, delivered, given_up, next_at)
-WHERE d.id = o.id`
-
-/** A batch of attempts' effect on each subscription's health (see healthChanges): $1 ids, $2 last successes, $3 failures, $4 first failures, $5 errors. */
-export const healthSql = `
+WHERE d.id = o.id
+)
 UPDATE webhook_subscriptions s SET last_success_at = coalesce(h.success, s.last_success_at),
   consecutive_failures = CASE WHEN h.success IS NOT NULL THEN h.failures ELSE s.consecutive_failures + h.failures END,
   failing_since = CASE WHEN h.failures = 0 THEN NULL WHEN h.success IS NOT NULL THEN h.first_failure
     ELSE coalesce(s.failing_since, h.first_failure) END,
   last_error = h.error
-FROM unnest($1::bigint[], $2::bigint[], $3::int[], $4::bigint[], $5::text[]) AS h (id, success, failures, first_failure, error)
+FROM unnest($8::bigint[], $9::bigint[], $10::int[], $11::bigint[], $12::text[]) AS h (id, success, failures, first_failure, error)
 WHERE s.id = h.id`
 
 /** The throttle's window (see throttleAllowance), its row locked until the claim commits: $1 subscription. */

@@ -33,13 +33,16 @@ export function eventsSql (changes: string, now: string): string {
  * `changes` has type, message_id, plant_id, payload (the NewPlant, for creates) and data; `timestamp` is
  * the events' time, RFC 3339. The envelope is built here, byte for byte as envelopeJson
  * (contract/webhook.ts) writes it on SQLite, so that a batch without chosen subscriptions sends none.
+ * With `handoff` (a bigint[] of subscriptions and a lease end), the deliveries to those subscriptions
+ * are written already claimed, for the dispatcher they are handed to (DeliveryHandoff).
  */
-export function deliveriesSql (changes: string, now: string, timestamp: string): string {
-  return `INSERT INTO webhook_deliveries (message_id, subscription_id, plant_id, payload, created_at, next_attempt_at, trace_parent, event_type)
+export function deliveriesSql (changes: string, now: string, timestamp: string, handoff?: { subscriptions: string, leaseUntil: string }): string {
+  const lockedUntil = handoff === undefined ? 'NULL::bigint' : `CASE WHEN s.id = ANY(${handoff.subscriptions}) THEN ${handoff.leaseUntil}::bigint END`
+  return `INSERT INTO webhook_deliveries (message_id, subscription_id, plant_id, payload, created_at, next_attempt_at, trace_parent, event_type, locked_until)
   SELECT e.message_id, s.id, e.plant_id,
     CASE WHEN s.event_types IS NULL THEN e.payload
       ELSE '{"type":"' || e.type || '","timestamp":"' || ${timestamp} || '","data":' || e.data || '}' END,
-    ${now}, ${now}, e.trace_parent, e.type
+    ${now}, ${now}, e.trace_parent, e.type, ${lockedUntil}
   FROM ${changes} JOIN webhook_subscriptions s ON s.removed_at IS NULL AND CASE WHEN s.event_types IS NULL
     THEN e.type = 'plant.created' ELSE ${choseType('e.type')} END`
 }

@@ -3,7 +3,7 @@ import { GroupCommit } from '../group-commit.js'
 import { plantOfRow } from '../../contract/plant.js'
 import type { PlantRow } from '../../contract/plant.js'
 import { keysetStart, sameOrConflict } from '../store.js'
-import type { CreateOutcome, Plant, PlantQuery, PlantStore, Precondition, WriteOutcome } from '../store.js'
+import type { CreateOutcome, DeliveryHandoff, Plant, PlantQuery, PlantStore, Precondition, WriteOutcome } from '../store.js'
 import { traceOrigin } from '../../lib/trace-context.js'
 import { createBatchParams, createBatchSql, outcomeOf } from './create-batch.js'
 import type { BatchRow, PendingCreate } from './create-batch.js'
@@ -18,6 +18,7 @@ type PositionedRow = { position: bigint, id: bigint | null, name: string | null,
 export class PostgresPlants implements PlantStore {
   readonly #db: PostgresDatabase
   readonly #creates: GroupCommit<PendingCreate, CreateOutcome>
+  #handoff: DeliveryHandoff | undefined
 
   constructor (db: PostgresDatabase, onBatch?: (creates: number) => void) {
     this.#db = db
@@ -28,6 +29,10 @@ export class PostgresPlants implements PlantStore {
     this.#creates = new GroupCommit((creates: PendingCreate[]) => this.#createBatch(creates), {
       onBatch: (creates) => onBatch?.(creates.length)
     })
+  }
+
+  handOff (handoff: DeliveryHandoff) {
+    this.#handoff = handoff
   }
 
   async create (plant: Plant): Promise<CreateOutcome> {
@@ -46,7 +51,13 @@ export class PostgresPlants implements PlantStore {
       seen.add(create.plant.id)
       firsts.push(create)
     }
-    const rows = await this.#db.query<BatchRow>(createBatchSql, createBatchParams(firsts, Date.now()), 'plants.create-batch')
+    const now = Date.now()
+    const handoff = this.#handoff
+    const leaseUntil = now + (handoff?.leaseMs ?? 0)
+    const rows = await this.#db.query<BatchRow>(createBatchSql,
+      createBatchParams(firsts, now, { subscriptions: handoff?.subscriptions ?? [], leaseUntil }), 'plants.create-batch')
+    const handed = rows.flatMap((row) => row.handed ?? [])
+    if (handed.length > 0) handoff!.take({ leaseUntil, rows: handed })
     const rowOf = new Map(firsts.map((create, i) => [create, rows[i]!]))
     const stored = new Map<bigint, Plant>()
     const outcomes: CreateOutcome[] = []

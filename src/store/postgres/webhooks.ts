@@ -4,10 +4,10 @@ import { subscriptionColumns, toAgedDelivery, toDelivery, toDeliveryReport, toSu
 import type { AgedDeliveryRow, DeliveryReportRow, DeliveryRow, SubscriptionRow } from '../rows.js'
 import { deliveryRetention, DISABLED_PAST_RETENTION, healthChanges, throttleAllowance } from '../webhook-bookkeeping.js'
 import type { QuotaRow } from '../webhook-bookkeeping.js'
-import type { AttemptResult, Delivery, DeliveryClaim, DeliveryQuery, NewSubscription, SubscriptionChanges, SubscriptionQuery, WebhookStore } from '../store.js'
+import type { AttemptResult, Delivery, DeliveryClaim, DeliveryQuery, HandedDeliveries, NewSubscription, SubscriptionChanges, SubscriptionQuery, WebhookStore } from '../store.js'
 import { changedColumns, disabledNotices } from '../subscription-changes.js'
 import type { PostgresDatabase } from './database.js'
-import { attemptsSql, claimSql, disabledNoticeSql, healthSql, quotaSql, retentionScanSql } from './delivery-sql.js'
+import { attemptsSql, claimSql, disabledNoticeSql, quotaSql, retentionScanSql } from './delivery-sql.js'
 
 interface Attempt { deliveryId: number, subscriptionId: number, at: number, result: AttemptResult }
 
@@ -124,11 +124,17 @@ export class PostgresWebhooks implements WebhookStore {
     const rows = perSecond === null
       ? await this.#db.query<DeliveryRow>(claimSql, [subscriptionId, now, leaseUntil, max], 'webhooks.claim')
       : await this.#throttledClaim(subscriptionId, now, leaseUntil, max, perSecond)
+    return this.adopt(subscriptionId, { leaseUntil, rows })
+  }
+
+  async adopt (subscriptionId: number, { leaseUntil, rows }: HandedDeliveries) {
     if (rows.length === 0) return []
     // Read after the claim, so a secret rotated meanwhile already signs these deliveries.
     const [subscription] = await this.#db.query<SubscriptionRow>('SELECT * FROM webhook_subscriptions WHERE id = $1', [subscriptionId])
-    if (subscription === undefined) return []
-    return rows.map((row) => toDelivery(row, toSubscription(subscription), leaseUntil)).sort((a, b) => a.id - b.id)
+    // Handed over just as it was disabled or removed elsewhere: its lease lapses, and claims know what to do.
+    if (subscription === undefined || subscription.disabled_at !== null || (subscription.removed_at ?? null) !== null) return []
+    const current = toSubscription(subscription)
+    return rows.map((row) => toDelivery(row, current, leaseUntil)).sort((a, b) => a.id - b.id)
   }
 
   /** A throttled subscription's claim spends its current second's allowance, shared by every instance (its row locked meanwhile). */
@@ -150,6 +156,7 @@ export class PostgresWebhooks implements WebhookStore {
   }
 
   async #recordAttempts (attempts: Attempt[]) {
+    const health = healthChanges(attempts.map((a) => ({ subscriptionId: a.subscriptionId, at: a.at, delivered: a.result.delivered, error: a.result.error })))
     await this.#db.query(attemptsSql, [
       attempts.map((a) => a.deliveryId),
       attempts.map((a) => a.result.status),
@@ -157,11 +164,10 @@ export class PostgresWebhooks implements WebhookStore {
       attempts.map((a) => a.at),
       attempts.map((a) => a.result.delivered),
       attempts.map((a) => !a.result.delivered && a.result.nextAttemptAt === null),
-      attempts.map((a) => a.result.nextAttemptAt?.getTime() ?? null)
+      attempts.map((a) => a.result.nextAttemptAt?.getTime() ?? null),
+      health.map((h) => h.subscriptionId), health.map((h) => h.lastSuccessAt), health.map((h) => h.failures),
+      health.map((h) => h.firstFailureAt), health.map((h) => h.lastError)
     ], 'webhooks.attempts')
-    const health = healthChanges(attempts.map((a) => ({ subscriptionId: a.subscriptionId, at: a.at, delivered: a.result.delivered, error: a.result.error })))
-    await this.#db.query(healthSql, [health.map((h) => h.subscriptionId), health.map((h) => h.lastSuccessAt), health.map((h) => h.failures),
-      health.map((h) => h.firstFailureAt), health.map((h) => h.lastError)], 'webhooks.health')
     return attempts.map(() => null)
   }
 

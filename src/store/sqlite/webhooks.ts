@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3'
 import type { GroupCommit } from '../group-commit.js'
 import { subscriptionColumns, toDelivery, toDeliveryReport, toSubscription } from '../rows.js'
 import type { DeliveryReportRow, DeliveryRow, SubscriptionRow } from '../rows.js'
-import type { AttemptResult, Delivery, DeliveryClaim, DeliveryQuery, NewSubscription, SubscriptionChanges, SubscriptionQuery, WebhookStore } from '../store.js'
+import type { AttemptResult, Delivery, DeliveryClaim, DeliveryQuery, HandedDeliveries, NewSubscription, SubscriptionChanges, SubscriptionQuery, WebhookStore } from '../store.js'
 import { eventTypesText } from '../../contract/webhook.js'
 import { changedColumns, disabledNotices } from '../subscription-changes.js'
 import { CHOSE_TYPE } from './outbox.js'
@@ -121,11 +121,17 @@ export class SqliteWebhooks implements WebhookStore {
   async claim ({ subscriptionId, now, leaseMs, max, perSecond = null }: DeliveryClaim) {
     const leaseUntil = now + leaseMs
     const rows = await this.#writes.submit({ op: 'claim', subscriptionId, now, leaseUntil, max, perSecond }) as DeliveryRow[]
+    return this.adopt(subscriptionId, { leaseUntil, rows })
+  }
+
+  async adopt (subscriptionId: number, { leaseUntil, rows }: HandedDeliveries) {
     if (rows.length === 0) return []
     // Read after the claim, so a secret rotated meanwhile already signs these deliveries.
     const subscription = guard(() => this.#sql.get<[number], SubscriptionRow>('SELECT * FROM webhook_subscriptions WHERE id = ?').get(subscriptionId))
-    if (subscription === undefined) return []
-    return rows.map((row) => toDelivery(row, toSubscription(subscription), leaseUntil)).sort((a, b) => a.id - b.id)
+    // Handed over just as it was disabled or removed elsewhere: its lease lapses, and claims know what to do.
+    if (subscription === undefined || subscription.disabled_at !== null || (subscription.removed_at ?? null) !== null) return []
+    const current = toSubscription(subscription)
+    return rows.map((row) => toDelivery(row, current, leaseUntil)).sort((a, b) => a.id - b.id)
   }
 
   async recordAttempt ({ id, subscriptionId }: Pick<Delivery, 'id' | 'subscriptionId'>, result: AttemptResult) {

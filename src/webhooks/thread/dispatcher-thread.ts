@@ -1,8 +1,11 @@
 import type { MessagePort, Worker } from 'node:worker_threads'
 import type { DatabaseUrl } from '../../config/config.js'
 import { spawnWorker } from '../../lib/worker-thread.js'
+import type { HandedDeliveries } from '../../store/store.js'
+import type { FromThread, ToThread } from './messages.js'
 import type { Dispatcher, DispatcherOptions, DispatcherSettings } from '../dispatcher.js'
-import type { Log, LogLevel } from '../log.js'
+import { leaseMs } from '../settings.js'
+import type { Log } from '../log.js'
 
 /** The app's logger (pino), whose level tells the thread which lines to send at all. */
 export type ThreadLog = Log & { level: string }
@@ -15,14 +18,6 @@ function stopThread (thread: Worker): Promise<void> {
     thread.once('exit', () => resolve())
     thread.postMessage({ stop: true })
   })
-}
-
-interface FromThread {
-  log?: { level: LogLevel, fields: object, msg: string }
-  metrics?: { outcomes: Record<'delivered' | 'failed' | 'given_up', number>, lags: number[], disabled: number, concurrency: Array<[number, number]> }
-  refreshed?: number
-  unsubscribed?: true
-  stopped?: true
 }
 
 /** What a dispatcher thread needs from the app. */
@@ -39,8 +34,8 @@ export interface DispatcherThreadOptions {
 }
 
 /**
- * The dispatcher in a thread of its own (dispatcher-worker.ts), seen from the main thread: wakes are
- * coalesced to one message per turn of the event loop, and the thread's metrics and log lines are
+ * The dispatcher in a thread of its own (dispatcher-worker.ts), seen from the main thread: wakes and
+ * handed deliveries are coalesced to one message per turn of the event loop, and the thread's metrics and log lines are
  * handed to the app's. The thread runs while anyone subscribes: it starts with the first subscriber
  * and ends once the last one is removed, so a store nobody subscribes to spends no memory on it (an
  * isolate, a connection, the senders' sockets). A removed subscriber's backlog is given up, so none is
@@ -58,11 +53,18 @@ export class DispatcherThread implements Dispatcher {
   #stopped = false
   #watch: NodeJS.Timeout | undefined
   #concurrency = new Map<number, number>()
-  #wakeScheduled = false
+  /** What goes to the thread at the end of this turn of the event loop, once there is any. */
+  #message: Required<Pick<ToThread, 'wake' | 'handed'>> | undefined
+  /** Wakes sent to this thread (a wake's message carries its number). */
+  #wakes = 0
   #seq = 0
+  readonly leaseMs: number
+  /** The thread's lanes that take deliveries from creates, as it last said. */
+  subscriptions: readonly number[] = []
 
   constructor (options: DispatcherThreadOptions) {
     this.#options = options
+    this.leaseMs = leaseMs(options.dispatcher)
   }
 
   start () {
@@ -101,6 +103,7 @@ export class DispatcherThread implements Dispatcher {
   async #end () {
     const thread = this.#thread
     this.#thread = undefined
+    this.subscriptions = []
     if (thread !== undefined) await stopThread(thread)
     this.#concurrency = new Map()
   }
@@ -114,26 +117,43 @@ export class DispatcherThread implements Dispatcher {
       workerData: { database, settings: settings satisfies DispatcherSettings, writerPort, levels, tracing },
       transferList: writerPort === undefined ? [] : [writerPort]
     })
-    thread.on('message', (message: FromThread) => this.#receive(message))
+    thread.on('message', (message: FromThread) => this.#receive(message, thread))
     thread.on('error', (error) => log.error({ err: error }, 'the webhook dispatcher thread failed'))
     thread.on('exit', () => {
       if (this.#thread !== thread) return
       this.#thread = undefined
+      this.subscriptions = []
       log.error({}, 'the webhook dispatcher thread ended; starting another')
       setTimeout(() => {
         this.#change(async () => { if (this.#thread === undefined) this.#spawn() }).catch(() => {})
       }, 1000).unref()
     })
     this.#thread = thread
+    this.#wakes = 0
   }
 
   wake () {
-    if (this.#wakeScheduled || this.#thread === undefined) return
-    this.#wakeScheduled = true
-    setImmediate(() => {
-      this.#wakeScheduled = false
-      this.#thread?.postMessage({ wake: true })
-    })
+    if (this.#thread === undefined) return
+    // Something waits in the outbox. Until the thread has seen this wake (and claimed it), a create
+    // handing over a newer event could have that one sent first: none is handed over meanwhile.
+    this.subscriptions = []
+    this.#nextMessage().wake = ++this.#wakes
+  }
+
+  /** Handed deliveries go to the thread (were it gone, their lease lapses and a claim takes them). */
+  take (handed: HandedDeliveries) {
+    if (this.#thread !== undefined) this.#nextMessage().handed.push(handed)
+  }
+
+  #nextMessage () {
+    if (this.#message === undefined) {
+      const message = this.#message = { wake: 0, handed: [] }
+      setImmediate(() => {
+        this.#message = undefined
+        this.#thread?.postMessage(message)
+      })
+    }
+    return this.#message
   }
 
   async refresh (): Promise<void> {
@@ -157,7 +177,9 @@ export class DispatcherThread implements Dispatcher {
     return this.#change(() => this.#end(), true)
   }
 
-  #receive (message: FromThread) {
+  #receive (message: FromThread, thread: Worker) {
+    const { accepting } = message
+    if (accepting !== undefined && thread === this.#thread && accepting.wakes === this.#wakes) this.subscriptions = accepting.subscriptions
     if (message.log !== undefined) this.#options.log[message.log.level](message.log.fields, message.log.msg)
     if (message.metrics !== undefined) {
       const { outcomes, lags, disabled, concurrency } = message.metrics

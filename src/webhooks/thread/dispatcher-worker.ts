@@ -10,6 +10,7 @@ import type { DispatcherSettings } from '../dispatcher.js'
 import { plainError } from '../log.js'
 import type { Log, LogLevel } from '../log.js'
 import type { Spans } from '../../lib/trace-context.js'
+import type { ToThread } from './messages.js'
 
 const { database, settings, writerPort, levels, tracing: tracingModule } = workerData as {
   database: DatabaseUrl, settings: DispatcherSettings, writerPort?: MessagePort, levels: LogLevel[], tracing?: string
@@ -40,6 +41,8 @@ function sendMetrics () {
 const tracing = tracingModule === undefined
   ? undefined
   : (await import(tracingModule) as { startOtel: () => { spans: Spans, shutdown: () => Promise<void> } }).startOtel()
+/** The main thread's wakes seen: it heeds a list of lanes taking deliveries only once that list has seen its latest. */
+let wakes = 0
 const store = await openWebhookStore(database, writerPort)
 const dispatcher = new WebhookDispatcher(store.webhooks, log, {
   ...settings,
@@ -48,12 +51,17 @@ const dispatcher = new WebhookDispatcher(store.webhooks, log, {
   onDelivered: (lagSeconds) => { lags.push(lagSeconds) },
   onDisabled: () => { disabled++ },
   // The main thread reads the subscribers only while no thread runs; this one tells it when none are left.
-  onSubscribers: (count) => { if (count === 0) port.postMessage({ unsubscribed: true }) }
+  onSubscribers: (count) => { if (count === 0) port.postMessage({ unsubscribed: true }) },
+  onAccepting: (subscriptions) => { port.postMessage({ accepting: { subscriptions, wakes } }) }
 })
 setInterval(sendMetrics, 250).unref()
 
-port.on('message', async (message: { wake?: true, refresh?: number, stop?: true }) => {
-  if (message.wake === true) dispatcher.wake()
+port.on('message', async (message: ToThread) => {
+  for (const handed of message.handed ?? []) dispatcher.take(handed)
+  if (message.wake !== undefined && message.wake > 0) {
+    wakes = message.wake
+    dispatcher.wake()
+  }
   if (message.refresh !== undefined) {
     await dispatcher.refresh().catch((error: unknown) => log.warn({ err: error }, 'webhook dispatcher could not read the subscribers'))
     port.postMessage({ refreshed: message.refresh })
