@@ -10,9 +10,10 @@ import type { DispatcherOptions } from './settings.js'
 import { sendTraced } from './delivery-span.js'
 
 /**
- * One subscriber's deliveries: claims its due events from the outbox a window at a time, keeps as many
- * in flight as its concurrency limit allows, and hands each outcome to the store. Each subscriber has
- * its own lane, connections and limit, so a slow or failing one never holds up another.
+ * One subscriber's deliveries: claims its due events from the outbox a window at a time (or takes them
+ * from creates, already claimed, while it keeps up), keeps as many in flight as its concurrency limit
+ * allows, and hands each outcome to the store. Each subscriber has its own lane, connections and
+ * limit, so a slow or failing one never holds up another.
  */
 export class SubscriberLane {
   readonly subscriptionId: number
