@@ -160,6 +160,8 @@ export interface WebhookStore {
   claim (claim: DeliveryClaim): Promise<Delivery[]>
   /** One subscriber's deliveries handed over by creates (DeliveryHandoff), with its URL and secrets read now, as a claim reads them. */
   adopt (subscriptionId: number, handed: HandedDeliveries): Promise<Delivery[]>
+  /** Gives back the claims of deliveries a stopping dispatcher will not send, so any dispatcher may claim them at once. */
+  release (deliveries: Array<Pick<Delivery, 'id' | 'leaseUntil'>>): Promise<void>
   /**
    * Records an attempt's outcome, and the subscription's health with it; many are written together.
    * A crash may lose one: at least once.

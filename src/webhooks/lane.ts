@@ -101,7 +101,11 @@ export class SubscriberLane {
     this.#budget.forget(this.#onBudget)
     this.#retries.stop()
     this.#pacer.stop()
-    await Promise.allSettled([...this.#attempts])
+    // What it claimed or was handed but did not start goes back to the outbox now, not when its lease lapses.
+    const release = this.#store.release(this.#queue.splice(0)).catch((error: unknown) => {
+      this.#log.warn({ err: error, subscriptionId: this.subscriptionId }, 'webhook dispatcher could not give back unsent deliveries; their lease lapses')
+    })
+    await Promise.allSettled([...this.#attempts, release])
     await this.#sender.close()
   }
 

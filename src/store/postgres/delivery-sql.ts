@@ -44,6 +44,11 @@ UPDATE webhook_subscriptions s SET last_success_at = coalesce(h.success, s.last_
 FROM unnest($8::bigint[], $9::bigint[], $10::int[], $11::bigint[], $12::text[]) AS h (id, success, failures, first_failure, error)
 WHERE s.id = h.id`
 
+/** Gives back leases still ours (one lapsed and taken by another dispatcher stays): $1 ids, $2 their lease ends. */
+export const releaseSql = `
+UPDATE webhook_deliveries d SET locked_until = NULL FROM unnest($1::bigint[], $2::bigint[]) AS r (id, lease_until)
+WHERE d.id = r.id AND d.locked_until = r.lease_until AND d.delivered_at IS NULL AND d.failed_at IS NULL`
+
 /** The throttle's window (see throttleAllowance), its row locked until the claim commits: $1 subscription. */
 export const quotaSql = 'SELECT rate_second, rate_used FROM webhook_subscriptions WHERE id = $1 FOR UPDATE'
 

@@ -7,7 +7,7 @@ import type { QuotaRow } from '../webhook-bookkeeping.js'
 import type { AttemptResult, Delivery, DeliveryClaim, DeliveryQuery, HandedDeliveries, NewSubscription, SubscriptionChanges, SubscriptionQuery, WebhookStore } from '../store.js'
 import { changedColumns, disabledNotices } from '../subscription-changes.js'
 import type { PostgresDatabase } from './database.js'
-import { attemptsSql, claimSql, disabledNoticeSql, quotaSql, retentionScanSql } from './delivery-sql.js'
+import { attemptsSql, claimSql, disabledNoticeSql, quotaSql, releaseSql, retentionScanSql } from './delivery-sql.js'
 
 interface Attempt { deliveryId: number, subscriptionId: number, at: number, result: AttemptResult }
 
@@ -149,6 +149,10 @@ export class PostgresWebhooks implements WebhookStore {
       }
       return rows
     })
+  }
+
+  async release (deliveries: Array<Pick<Delivery, 'id' | 'leaseUntil'>>) {
+    if (deliveries.length > 0) await this.#db.query(releaseSql, [deliveries.map((delivery) => delivery.id), deliveries.map((delivery) => delivery.leaseUntil)])
   }
 
   async recordAttempt ({ id, subscriptionId }: Pick<Delivery, 'id' | 'subscriptionId'>, result: AttemptResult) {

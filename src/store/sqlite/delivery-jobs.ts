@@ -11,6 +11,7 @@ export type DeliveryJob =
   | { op: 'claim', subscriptionId: number, now: number, leaseUntil: number, max: number, perSecond: number | null }
   | { op: 'attempt', deliveryId: number, subscriptionId: number, at: number, result: AttemptResult }
   | { op: 'pruneDeliveries', before: number, max: number, after: number }
+  | { op: 'release', deliveries: Array<[id: number, leaseUntil: number]> }
 
 const claimSql = `
 UPDATE webhook_deliveries SET locked_until = :leaseUntil
@@ -48,6 +49,9 @@ export function prepareDeliveryJobs (db: Database.Database) {
   const scan = db.prepare<[number, number], AgedDeliveryRow>(
     `SELECT d.id, d.created_at, d.delivered_at, d.failed_at, s.disabled_at FROM webhook_deliveries d
     JOIN webhook_subscriptions s ON s.id = d.subscription_id WHERE d.id > ? ORDER BY d.id LIMIT ${opaqueInteger('?')}`)
+  // Only a lease that is still ours: one lapsed and taken by another dispatcher stays.
+  const release = db.prepare(`UPDATE webhook_deliveries SET locked_until = NULL
+    WHERE id = ? AND locked_until = ? AND delivered_at IS NULL AND failed_at IS NULL`)
   const remove = db.prepare('DELETE FROM webhook_deliveries WHERE id IN (SELECT value FROM json_each(?))')
   const giveUp = db.prepare(`UPDATE webhook_deliveries SET failed_at = ?, last_error = ?
     WHERE id IN (SELECT value FROM json_each(?)) AND delivered_at IS NULL AND failed_at IS NULL`)
@@ -65,6 +69,10 @@ export function prepareDeliveryJobs (db: Database.Database) {
     },
     attempt: ({ deliveryId, at, result: { delivered, status, error, nextAttemptAt } }: Extract<DeliveryJob, { op: 'attempt' }>): null => {
       attempt.run(status, error, at, delivered ? at : null, !delivered && nextAttemptAt === null ? at : null, nextAttemptAt?.getTime() ?? null, deliveryId)
+      return null
+    },
+    release: ({ deliveries }: Extract<DeliveryJob, { op: 'release' }>): null => {
+      for (const [id, leaseUntil] of deliveries) release.run(id, leaseUntil)
       return null
     },
     health: (attempts: HealthAttempt[]) => {

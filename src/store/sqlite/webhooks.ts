@@ -134,6 +134,11 @@ export class SqliteWebhooks implements WebhookStore {
     return rows.map((row) => toDelivery(row, current, leaseUntil)).sort((a, b) => a.id - b.id)
   }
 
+  async release (deliveries: Array<Pick<Delivery, 'id' | 'leaseUntil'>>) {
+    if (deliveries.length === 0) return
+    await this.#writes.submit({ op: 'release', deliveries: deliveries.map((delivery) => [delivery.id, delivery.leaseUntil]) })
+  }
+
   async recordAttempt ({ id, subscriptionId }: Pick<Delivery, 'id' | 'subscriptionId'>, result: AttemptResult) {
     await this.#writes.submit({ op: 'attempt', deliveryId: id, subscriptionId, at: Date.now(), result })
   }

@@ -65,6 +65,8 @@ export function createWriteRunner (db: Database.Database, synchronous: SqliteSyn
         return deliveries.attempt(job)
       case 'pruneDeliveries':
         return deliveries.pruneDeliveries(job)
+      case 'release':
+        return deliveries.release(job)
       case 'prune':
         return prune(job.before, job.max)
     }
