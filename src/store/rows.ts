@@ -93,7 +93,18 @@ export function toTokenWithHash (row: TokenRow): TokenRecord & { hash: Buffer } 
   return { ...toToken(row), hash: row.hash }
 }
 
-export function toDelivery (row: DeliveryRow, subscription: Subscription, leaseUntil: number): Delivery {
+/**
+ * Claimed rows (or rows a create handed over) as deliveries, id order, with their subscription read
+ * after the claim, so that a secret rotated meanwhile already signs them. None when the subscription was
+ * disabled or removed meanwhile: their lease lapses, and claims know what to do with them.
+ */
+export function toDeliveries (rows: DeliveryRow[], subscription: SubscriptionRow | undefined, leaseUntil: number): Delivery[] {
+  if (subscription === undefined || subscription.disabled_at !== null || subscription.removed_at != null) return []
+  const current = toSubscription(subscription)
+  return rows.map((row) => toDelivery(row, current, leaseUntil)).sort((a, b) => a.id - b.id)
+}
+
+function toDelivery (row: DeliveryRow, subscription: Subscription, leaseUntil: number): Delivery {
   const createdAt = new Date(Number(row.created_at))
   return {
     id: Number(row.id),

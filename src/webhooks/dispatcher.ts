@@ -59,7 +59,7 @@ export class WebhookDispatcher implements Dispatcher {
   /** A lane began or ceased to take deliveries from creates: the list of those that do is told again. */
   #acceptingChanged = () => {
     this.subscriptions = [...this.#lanes.values()].filter((lane) => lane.accepting).map((lane) => lane.subscriptionId)
-    this.#options.onAccepting?.([...this.subscriptions])
+    this.#options.onAccepting?.(this.subscriptions)
   }
 
   start () {

@@ -32,7 +32,7 @@ export interface DispatcherOptions extends DispatcherSettings {
   /** Told, at each reading of the subscribers, how many there are. */
   onSubscribers?: (count: number) => void
   /** Told the subscriptions whose new deliveries this dispatcher takes straight from creates, each time they change. */
-  onAccepting?: (subscriptions: number[]) => void
+  onAccepting?: (subscriptions: readonly number[]) => void
 }
 
 /**

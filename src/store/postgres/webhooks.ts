@@ -1,6 +1,6 @@
 import { eventTypesText } from '../../contract/webhook.js'
 import { GroupCommit } from '../group-commit.js'
-import { subscriptionColumns, toAgedDelivery, toDelivery, toDeliveryReport, toSubscription } from '../rows.js'
+import { subscriptionColumns, toAgedDelivery, toDeliveries, toDeliveryReport, toSubscription } from '../rows.js'
 import type { AgedDeliveryRow, DeliveryReportRow, DeliveryRow, SubscriptionRow } from '../rows.js'
 import { deliveryRetention, DISABLED_PAST_RETENTION, healthChanges, throttleAllowance } from '../webhook-bookkeeping.js'
 import type { QuotaRow } from '../webhook-bookkeeping.js'
@@ -129,12 +129,8 @@ export class PostgresWebhooks implements WebhookStore {
 
   async adopt (subscriptionId: number, { leaseUntil, rows }: HandedDeliveries) {
     if (rows.length === 0) return []
-    // Read after the claim, so a secret rotated meanwhile already signs these deliveries.
     const [subscription] = await this.#db.query<SubscriptionRow>('SELECT * FROM webhook_subscriptions WHERE id = $1', [subscriptionId])
-    // Handed over just as it was disabled or removed elsewhere: its lease lapses, and claims know what to do.
-    if (subscription === undefined || subscription.disabled_at !== null || (subscription.removed_at ?? null) !== null) return []
-    const current = toSubscription(subscription)
-    return rows.map((row) => toDelivery(row, current, leaseUntil)).sort((a, b) => a.id - b.id)
+    return toDeliveries(rows, subscription, leaseUntil)
   }
 
   /** A throttled subscription's claim spends its current second's allowance, shared by every instance (its row locked meanwhile). */

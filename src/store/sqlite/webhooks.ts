@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3'
 import type { GroupCommit } from '../group-commit.js'
-import { subscriptionColumns, toDelivery, toDeliveryReport, toSubscription } from '../rows.js'
+import { subscriptionColumns, toDeliveries, toDeliveryReport, toSubscription } from '../rows.js'
 import type { DeliveryReportRow, DeliveryRow, SubscriptionRow } from '../rows.js'
 import type { AttemptResult, Delivery, DeliveryClaim, DeliveryQuery, HandedDeliveries, NewSubscription, SubscriptionChanges, SubscriptionQuery, WebhookStore } from '../store.js'
 import { eventTypesText } from '../../contract/webhook.js'
@@ -126,12 +126,8 @@ export class SqliteWebhooks implements WebhookStore {
 
   async adopt (subscriptionId: number, { leaseUntil, rows }: HandedDeliveries) {
     if (rows.length === 0) return []
-    // Read after the claim, so a secret rotated meanwhile already signs these deliveries.
     const subscription = guard(() => this.#sql.get<[number], SubscriptionRow>('SELECT * FROM webhook_subscriptions WHERE id = ?').get(subscriptionId))
-    // Handed over just as it was disabled or removed elsewhere: its lease lapses, and claims know what to do.
-    if (subscription === undefined || subscription.disabled_at !== null || (subscription.removed_at ?? null) !== null) return []
-    const current = toSubscription(subscription)
-    return rows.map((row) => toDelivery(row, current, leaseUntil)).sort((a, b) => a.id - b.id)
+    return toDeliveries(rows, subscription, leaseUntil)
   }
 
   async release (deliveries: Array<Pick<Delivery, 'id' | 'leaseUntil'>>) {
