@@ -4,6 +4,7 @@ import { NodeSDK } from '@opentelemetry/sdk-node'
 import { AlwaysOnSampler, ParentBasedSampler } from '@opentelemetry/sdk-trace'
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg'
 import { requestSpans } from './request-spans.js'
+import { otlpHttpProtocolOf, ThreadSpanExporter } from './span-export-thread.js'
 import { setTraceOrigin } from '../lib/trace-context.js'
 import type { SpanOptions, Spans } from '../lib/trace-context.js'
 
@@ -92,15 +93,19 @@ export function headRatioOf (env: NodeJS.ProcessEnv): number | undefined {
  * dispatcher's thread starts its own (see `module`). With `sampleAtHead` (the serving thread), a
  * request or fan-out that starts a trace under the default sampler is sampled before its span is
  * made (the same ratio, by a random draw instead of the trace id), so the many it declines cost
- * nothing; the dispatcher's thread leaves every decision to the SDK.
+ * nothing; the dispatcher's thread leaves every decision to the SDK. With `exportInThread` (the serving
+ * thread), spans sent over OTLP/HTTP are sent from a thread of their own (span-export-thread.ts).
  */
-export function startOtel ({ sampleAtHead = false }: { sampleAtHead?: boolean } = {}) {
+export function startOtel ({ sampleAtHead = false, exportInThread = false }: { sampleAtHead?: boolean, exportInThread?: boolean } = {}) {
   process.env.OTEL_TRACES_SAMPLER ??= 'parentbased_traceidratio'
   process.env.OTEL_SERVICE_NAME ??= 'plantstore'
   const headRatio = sampleAtHead ? headRatioOf(process.env) : undefined
+  const protocol = exportInThread ? otlpHttpProtocolOf(process.env) : undefined
   const sdk = new NodeSDK({
     // Roots are decided before the span (headRatio); a child follows its parent, as the default does.
     ...(headRatio !== undefined && { sampler: new ParentBasedSampler({ root: new AlwaysOnSampler() }) }),
+    // The SDK batches spans as OTEL_BSP_* says, for whichever exporter.
+    ...(protocol !== undefined && { traceExporter: new ThreadSpanExporter(protocol) }),
     instrumentations: [new PgInstrumentation({ requireParentSpan: true })],
     // Traces only: the service has its own Prometheus metrics, and its logs go to stdout.
     metricReaders: [],
