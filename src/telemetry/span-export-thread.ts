@@ -43,6 +43,7 @@ export class ThreadSpanExporter implements SpanExporter {
   readonly #pending = new Map<number, (error: string | undefined) => void>()
   #ids = 0
   #ended: string | undefined
+  #shutdown: Promise<void> | undefined
 
   constructor (protocol: OtlpHttpProtocol) {
     this.#thread = spawnWorker(import.meta.url, 'span-export-worker', { workerData: { protocol } })
@@ -62,11 +63,15 @@ export class ThreadSpanExporter implements SpanExporter {
     await this.#ask({ flush: true }).catch(() => {})
   }
 
-  async shutdown (): Promise<void> {
-    if (this.#ended !== undefined) return
-    const exited = new Promise((resolve) => this.#thread.once('exit', resolve))
-    await this.#ask({ shutdown: true }).catch(() => {})
-    await exited
+  /** Sends what the thread holds, then ends it; once, however often it is called. */
+  shutdown (): Promise<void> {
+    this.#shutdown ??= this.#ended !== undefined
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => {
+        this.#thread.once('exit', () => { resolve() })
+        this.#ask({ shutdown: true }).catch(() => {})
+      })
+    return this.#shutdown
   }
 
   #ask (message: Omit<ToExportThread, 'id'>): Promise<void> {

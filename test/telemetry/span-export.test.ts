@@ -103,6 +103,7 @@ for (const [protocol, type] of [['http/protobuf', 'application/x-protobuf'], ['h
     assert.equal(refused.code, 1)
     assert.ok(refused.error instanceof Error)
     await exporter.forceFlush()
+    await Promise.all([exporter.shutdown(), exporter.shutdown()])
     await exporter.shutdown()
     const after = await exported(exporter, endedSpans())
     assert.equal(after.code, 1)
