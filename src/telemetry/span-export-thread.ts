@@ -1,5 +1,5 @@
 import type { Worker } from 'node:worker_threads'
-import type { SpanExporter } from '@opentelemetry/sdk-trace'
+import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace'
 import { spawnWorker } from '../lib/worker-thread.js'
 import { toBatch } from './span-records.js'
 import type { SpanBatch } from './span-records.js'
@@ -53,7 +53,7 @@ export class ThreadSpanExporter implements SpanExporter {
     this.#thread.on('exit', () => { this.#end('the span export thread has ended') })
   }
 
-  export (spans: Parameters<SpanExporter['export']>[0], done: ExportCallback): void {
+  export (spans: ReadableSpan[], done: ExportCallback): void {
     this.#ask({ batch: toBatch(spans) }).then(
       () => { done({ code: SUCCESS }) },
       (error: Error) => { done({ code: FAILED, error }) })

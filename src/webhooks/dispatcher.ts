@@ -118,8 +118,8 @@ export class WebhookDispatcher implements Dispatcher {
         continue
       }
       this.#lanes.delete(id)
+      // Its stop tells #acceptingChanged, if it was taking deliveries; else the list is unchanged.
       lane.stop().catch(() => {})
-      this.#acceptingChanged()
     }
     for (const subscription of enabled.values()) {
       if (this.#lanes.has(subscription.id)) continue
