@@ -23,8 +23,10 @@ const FAILED = 1
  * anything else (grpc, zipkin, console, several), which the SDK then exports itself.
  */
 export function otlpHttpProtocolOf (env: NodeJS.ProcessEnv): OtlpHttpProtocol | undefined {
-  const named = new Set((env.OTEL_TRACES_EXPORTER ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '' && name !== 'null'))
-  const exporters = named.size === 0 || (named.size > 1 && named.has('none')) ? ['otlp'] : [...named]
+  const named = [...new Set((env.OTEL_TRACES_EXPORTER ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '' && name !== 'null'))]
+  // The SDK exports nothing when `none` comes first, and reads `none` among others as `otlp`.
+  if (named[0] === 'none') return undefined
+  const exporters = named.length === 0 || named.includes('none') ? ['otlp'] : named
   if (exporters.length !== 1 || exporters[0] !== 'otlp') return undefined
   const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL)?.trim() || 'http/protobuf'
   return protocol === 'http/protobuf' || protocol === 'http/json' ? protocol : undefined

@@ -67,6 +67,7 @@ test('the thread is used for the one exporter the variables choose when it is OT
   assert.equal(otlpHttpProtocolOf({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }), 'http/json')
   assert.equal(otlpHttpProtocolOf({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' }), 'http/protobuf')
   assert.equal(otlpHttpProtocolOf({ OTEL_TRACES_EXPORTER: 'otlp,none' }), 'http/protobuf')
+  assert.equal(otlpHttpProtocolOf({ OTEL_TRACES_EXPORTER: 'none,otlp' }), undefined)
   assert.equal(otlpHttpProtocolOf({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }), undefined)
   assert.equal(otlpHttpProtocolOf({ OTEL_TRACES_EXPORTER: 'console' }), undefined)
   assert.equal(otlpHttpProtocolOf({ OTEL_TRACES_EXPORTER: 'otlp,zipkin' }), undefined)
