@@ -1,10 +1,12 @@
 import { context, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api'
 import type { Link, SpanContext } from '@opentelemetry/api'
 import { NodeSDK } from '@opentelemetry/sdk-node'
-import { AlwaysOnSampler, ParentBasedSampler } from '@opentelemetry/sdk-trace'
+import { AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler } from '@opentelemetry/sdk-trace'
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg'
 import { requestSpans } from './request-spans.js'
-import { otlpHttpProtocolOf, ThreadSpanExporter } from './span-export-thread.js'
+import { batchOptionsOf, otlpHttpProtocolOf, ThreadSpanExporter } from './span-export-thread.js'
+import { leanOrigin, spanStarter } from './span-starter.js'
+import type { StartSpan } from './span-starter.js'
 import { setTraceOrigin } from '../lib/trace-context.js'
 import type { SpanOptions, Spans } from '../lib/trace-context.js'
 
@@ -31,7 +33,7 @@ const UNTRACED = { traceparent: undefined, set: () => {}, fail: () => {} }
  * Spans for the layers below telemetry (lib/trace-context.ts), on the global tracer; with `headRatio`,
  * a span without a parent starts a trace at that ratio (see startOtel).
  */
-function spansOn (tracer: ReturnType<typeof trace.getTracer>, headRatio: number | undefined): Spans {
+function spansOn (start: StartSpan, headRatio: number | undefined): Spans {
   return {
     run (name: string, options: SpanOptions, work) {
       const parent = spanContextOf(options.parent)
@@ -44,7 +46,8 @@ function spansOn (tracer: ReturnType<typeof trace.getTracer>, headRatio: number 
       const within = options.underActive === true
         ? context.active()
         : parent === undefined ? ROOT_CONTEXT : trace.setSpanContext(ROOT_CONTEXT, parent)
-      return tracer.startActiveSpan(name, { kind: KINDS[options.kind], links, attributes: options.attributes }, within, (span) => {
+      const span = start(name, KINDS[options.kind], within, options.attributes, links)
+      return context.with(trace.setSpan(within, span), () => {
         const handle = {
           traceparent: traceparentOf(span.spanContext()),
           set: (key: string, value: string | number | boolean) => { span.setAttribute(key, value) },
@@ -101,11 +104,12 @@ export function startOtel ({ sampleAtHead = false, exportInThread = false }: { s
   process.env.OTEL_SERVICE_NAME ??= 'plantstore'
   const headRatio = sampleAtHead ? headRatioOf(process.env) : undefined
   const protocol = exportInThread ? otlpHttpProtocolOf(process.env) : undefined
+  // Spans are batched as OTEL_BSP_* says, whichever the exporter; this batcher is ours to hand lean spans to.
+  const processor = protocol === undefined ? undefined : new BatchSpanProcessor({ exporter: new ThreadSpanExporter(protocol), ...batchOptionsOf(process.env) })
   const sdk = new NodeSDK({
     // Roots are decided before the span (headRatio); a child follows its parent, as the default does.
     ...(headRatio !== undefined && { sampler: new ParentBasedSampler({ root: new AlwaysOnSampler() }) }),
-    // The SDK batches spans as OTEL_BSP_* says, for whichever exporter.
-    ...(protocol !== undefined && { traceExporter: new ThreadSpanExporter(protocol) }),
+    ...(processor !== undefined && { spanProcessors: [processor] }),
     instrumentations: [new PgInstrumentation({ requireParentSpan: true })],
     // Traces only: the service has its own Prometheus metrics, and its logs go to stdout.
     metricReaders: [],
@@ -117,9 +121,11 @@ export function startOtel ({ sampleAtHead = false, exportInThread = false }: { s
     const span = trace.getSpan(context.active())
     return span === undefined ? undefined : traceparentOf(span.spanContext())
   })
+  // Lean spans where roots are sampled at the head and this thread batches its own spans.
+  const start = spanStarter(tracer, headRatio !== undefined && processor !== undefined ? leanOrigin(tracer, processor) : undefined)
   return {
-    plugin: requestSpans(tracer, headRatio),
-    spans: spansOn(tracer, headRatio),
+    plugin: requestSpans(start, headRatio),
+    spans: spansOn(start, headRatio),
     module: import.meta.url,
     recording: () => trace.getActiveSpan()?.isRecording() === true,
     shutdown: () => sdk.shutdown()

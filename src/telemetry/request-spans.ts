@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import { context, propagation, ROOT_CONTEXT, trace } from '@opentelemetry/api'
-import type { Span, Tracer } from '@opentelemetry/api'
+import type { Span } from '@opentelemetry/api'
+import type { StartSpan } from './span-starter.js'
 
 // SpanKind.SERVER and SpanStatusCode.ERROR.
 const SERVER = 1
@@ -22,7 +23,7 @@ declare module 'fastify' {
  * (@fastify/otel, tried first, also made a span per handler and built every attribute and context for
  * requests never sampled.)
  */
-export const requestSpans = (tracer: Tracer, headRatio: number | undefined) => fp((app, _options, done) => {
+export const requestSpans = (start: StartSpan, headRatio: number | undefined) => fp((app, _options, done) => {
   // A property every request has from the start keeps requests one shape (a WeakMap cost GC time).
   app.decorateRequest('traceSpan', null)
   app.addHook('onRequest', (request, _reply, next) => {
@@ -32,7 +33,7 @@ export const requestSpans = (tracer: Tracer, headRatio: number | undefined) => f
       return
     }
     const parent = caller === undefined ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, request.headers)
-    const span = tracer.startSpan(`${request.method} ${request.routeOptions.url ?? ''}`.trimEnd(), { kind: SERVER }, parent)
+    const span = start(`${request.method} ${request.routeOptions.url ?? ''}`.trimEnd(), SERVER, parent)
     if (!span.isRecording()) {
       next()
       return

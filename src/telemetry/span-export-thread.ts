@@ -32,6 +32,22 @@ export function otlpHttpProtocolOf (env: NodeJS.ProcessEnv): OtlpHttpProtocol | 
   return protocol === 'http/protobuf' || protocol === 'http/json' ? protocol : undefined
 }
 
+/** A positive number from the environment, as the SDK reads OTEL_BSP_*: anything else is the default. */
+function positive (value: string | undefined): number | undefined {
+  const number = value === undefined || value.trim() === '' ? Number.NaN : Number(value)
+  return number > 0 ? number : undefined
+}
+
+/** The batch span processor's settings (OTEL_BSP_*), as the SDK reads them for the exporter it builds. */
+export function batchOptionsOf (env: NodeJS.ProcessEnv) {
+  return {
+    maxQueueSize: positive(env.OTEL_BSP_MAX_QUEUE_SIZE),
+    scheduledDelayMillis: positive(env.OTEL_BSP_SCHEDULE_DELAY),
+    exportTimeoutMillis: positive(env.OTEL_BSP_EXPORT_TIMEOUT),
+    maxExportBatchSize: positive(env.OTEL_BSP_MAX_EXPORT_BATCH_SIZE)
+  }
+}
+
 /**
  * A span exporter that hands each batch, as data, to a thread of its own (span-export-worker.ts),
  * where the OTLP exporter serializes and sends it. The serving thread then never runs Node's HTTP

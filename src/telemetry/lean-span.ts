@@ -1,0 +1,159 @@
+import { randomFillSync } from 'node:crypto'
+import type { Attributes, AttributeValue, Exception, HrTime, Link, Span, SpanContext, SpanKind, SpanStatus, TimeInput } from '@opentelemetry/api'
+import type { ReadableSpan, SpanProcessor, TimedEvent } from '@opentelemetry/sdk-trace'
+
+// TraceFlags.SAMPLED and SpanStatusCode.UNSET.
+const SAMPLED = 1
+const UNSET = 0
+
+/** Where lean spans go when they end, and what they share with the SDK's own spans. */
+export interface LeanOrigin {
+  processor: SpanProcessor
+  resource: ReadableSpan['resource']
+  scope: ReadableSpan['instrumentationScope']
+}
+
+// Ids come from a pool of random bytes, refilled a few hundred spans at a time.
+const ID_BYTES = 24
+const pool = Buffer.alloc(ID_BYTES * 256)
+let used = pool.length
+
+/** A new trace id (16 bytes) and span id (8 bytes), in hex; never all zeros, which is invalid. */
+function newIds (): [string, string] {
+  if (used === pool.length) {
+    randomFillSync(pool)
+    used = 0
+  }
+  const traceId = pool.toString('hex', used, used + 16)
+  const spanId = pool.toString('hex', used + 16, used + ID_BYTES)
+  used += ID_BYTES
+  if (/^0+$/.test(traceId) || /^0+$/.test(spanId)) return newIds()
+  return [traceId, spanId]
+}
+
+/** Milliseconds since the epoch as HrTime. */
+function hrTime (ms: number): HrTime {
+  const seconds = Math.floor(ms / 1000)
+  const nanos = Math.round((ms - seconds * 1000) * 1e6)
+  return nanos >= 1e9 ? [seconds + 1, nanos - 1e9] : [seconds, nanos]
+}
+
+/** A time as the API allows it, in milliseconds since the epoch; numbers below the time origin are `performance.now()` readings, as the SDK reads them. */
+function epochMs (time: TimeInput | undefined): number {
+  if (time === undefined) return performance.timeOrigin + performance.now()
+  if (time instanceof Date) return time.getTime()
+  if (Array.isArray(time)) return time[0] * 1000 + time[1] / 1e6
+  return time < performance.timeOrigin ? performance.timeOrigin + time : time
+}
+
+const isValue = (value: unknown): value is AttributeValue =>
+  value !== null && value !== undefined && (typeof value !== 'object' || Array.isArray(value))
+
+/**
+ * A sampled span of the serving thread, which records what the SDK's span records and ends into the
+ * same span processor, but does none of the SDK's per-span work that our spans do not need (a sampler
+ * call, span metrics, attribute limits for attributes we set ourselves, a timer offset per span). The
+ * SDK's spans cost a sampled request several times a bare request's handling; see otel.ts for when
+ * spans are lean.
+ */
+export class LeanSpan implements Span, ReadableSpan {
+  name: string
+  readonly kind: SpanKind
+  readonly parentSpanContext: SpanContext | undefined
+  readonly startTime: HrTime
+  endTime: HrTime = [0, 0]
+  duration: HrTime = [0, 0]
+  status: SpanStatus = { code: UNSET }
+  readonly attributes: Attributes = {}
+  readonly links: Link[]
+  readonly events: TimedEvent[] = []
+  ended = false
+  readonly resource: ReadableSpan['resource']
+  readonly instrumentationScope: ReadableSpan['instrumentationScope']
+  readonly droppedAttributesCount = 0
+  readonly droppedEventsCount = 0
+  readonly droppedLinksCount = 0
+  readonly #context: SpanContext
+  readonly #processor: SpanProcessor
+  readonly #startMs: number
+
+  /** A span under `parent` (a sampled span context), or a trace of its own. */
+  constructor (origin: LeanOrigin, name: string, kind: SpanKind, parent: SpanContext | undefined, attributes?: Attributes, links: Link[] = []) {
+    const [traceId, spanId] = newIds()
+    this.#context = parent === undefined
+      ? { traceId, spanId, traceFlags: SAMPLED }
+      : { traceId: parent.traceId, spanId, traceFlags: SAMPLED, ...(parent.traceState !== undefined && { traceState: parent.traceState }) }
+    this.parentSpanContext = parent
+    this.name = name
+    this.kind = kind
+    this.links = links.map((link) => ({ context: link.context, attributes: link.attributes ?? {}, droppedAttributesCount: 0 }))
+    this.resource = origin.resource
+    this.instrumentationScope = origin.scope
+    this.#processor = origin.processor
+    this.#startMs = epochMs(undefined)
+    this.startTime = hrTime(this.#startMs)
+    if (attributes !== undefined) this.setAttributes(attributes)
+  }
+
+  spanContext (): SpanContext { return this.#context }
+
+  isRecording (): boolean { return !this.ended }
+
+  setAttribute (key: string, value: unknown): this {
+    if (!this.ended && key !== '' && isValue(value)) this.attributes[key] = value
+    return this
+  }
+
+  setAttributes (attributes: Attributes): this {
+    for (const key of Object.keys(attributes)) this.setAttribute(key, attributes[key])
+    return this
+  }
+
+  addEvent (name: string, attributesOrTime?: Attributes | TimeInput, time?: TimeInput): this {
+    if (this.ended) return this
+    const timeGiven = attributesOrTime instanceof Date || Array.isArray(attributesOrTime) || typeof attributesOrTime === 'number'
+    const attributes = timeGiven || attributesOrTime === undefined ? {} : attributesOrTime as Attributes
+    this.events.push({ name, attributes, time: hrTime(epochMs(timeGiven ? attributesOrTime as TimeInput : time)), droppedAttributesCount: 0 })
+    return this
+  }
+
+  addLink (link: Link): this {
+    if (!this.ended) this.links.push({ context: link.context, attributes: link.attributes ?? {}, droppedAttributesCount: 0 })
+    return this
+  }
+
+  addLinks (links: Link[]): this {
+    for (const link of links) this.addLink(link)
+    return this
+  }
+
+  setStatus (status: SpanStatus): this {
+    if (!this.ended) this.status = { ...status }
+    return this
+  }
+
+  updateName (name: string): this {
+    if (!this.ended) this.name = name
+    return this
+  }
+
+  /** As the SDK's span records an exception: an `exception` event with its type, message and stack. */
+  recordException (exception: Exception, time?: TimeInput): void {
+    const error = typeof exception === 'string' ? { message: exception } : exception
+    const attributes: Attributes = {}
+    if ('name' in error && error.name !== undefined) attributes['exception.type'] = error.name
+    else if ('code' in error && error.code !== undefined) attributes['exception.type'] = String(error.code)
+    if (error.message !== undefined) attributes['exception.message'] = error.message
+    if ('stack' in error && error.stack !== undefined) attributes['exception.stacktrace'] = error.stack
+    this.addEvent('exception', attributes, time)
+  }
+
+  end (endTime?: TimeInput): void {
+    if (this.ended) return
+    const endMs = Math.max(epochMs(endTime), this.#startMs)
+    this.endTime = hrTime(endMs)
+    this.duration = hrTime(endMs - this.#startMs)
+    this.ended = true
+    this.#processor.onEnd(this)
+  }
+}
