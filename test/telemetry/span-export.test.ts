@@ -6,7 +6,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources'
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace'
 import type { ReadableSpan } from '@opentelemetry/sdk-trace'
 import { fromBatch, toBatch } from '../../src/telemetry/span-records.js'
-import { otlpHttpProtocolOf, ThreadSpanExporter } from '../../src/telemetry/span-export-thread.js'
+import { batchOptionsOf, otlpHttpProtocolOf, ThreadSpanExporter } from '../../src/telemetry/span-export-thread.js'
 import { startReceiver } from '../receiver.js'
 
 /** Ended spans of two scopes, with a remote parent, a trace state, links, events, attributes and an error. */
@@ -71,6 +71,13 @@ test('the thread is used for the one exporter the variables choose when it is OT
   assert.equal(otlpHttpProtocolOf({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }), undefined)
   assert.equal(otlpHttpProtocolOf({ OTEL_TRACES_EXPORTER: 'console' }), undefined)
   assert.equal(otlpHttpProtocolOf({ OTEL_TRACES_EXPORTER: 'otlp,zipkin' }), undefined)
+})
+
+test('the serving thread batches its spans as OTEL_BSP_* say, read as the SDK reads them: a positive number, else the default', () => {
+  assert.deepEqual(batchOptionsOf({ OTEL_BSP_MAX_QUEUE_SIZE: '100', OTEL_BSP_SCHEDULE_DELAY: '0', OTEL_BSP_EXPORT_TIMEOUT: 'soon', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: ' 64 ' }),
+    { maxQueueSize: 100, scheduledDelayMillis: undefined, exportTimeoutMillis: undefined, maxExportBatchSize: 64 })
+  assert.deepEqual(batchOptionsOf({ OTEL_BSP_SCHEDULE_DELAY: '-5', OTEL_BSP_MAX_QUEUE_SIZE: '' }),
+    { maxQueueSize: undefined, scheduledDelayMillis: undefined, exportTimeoutMillis: undefined, maxExportBatchSize: undefined })
 })
 
 /** A ThreadSpanExporter whose thread reads OTEL_* as they are while it starts. */
