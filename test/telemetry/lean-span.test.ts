@@ -35,8 +35,14 @@ function trace2 (start: StartSpan): void {
   const error = new TypeError('boom')
   error.stack = 'TypeError: boom\n    at here'
   request.recordException(error)
+  request.recordException(Object.assign(new Error('reset'), { code: 'ECONNRESET', stack: 'Error: reset' }))
+  request.recordException('a string')
+  request.recordException({ message: '' })
+  request.setStatus({ code: 0 })
   request.setStatus({ code: 2, message: 'boom' })
   const store = start('store plants.list', 2, trace.setSpan(ROOT_CONTEXT, request), { 'db.system.name': 'sqlite' })
+  store.setStatus({ code: 1, message: 'kept only for errors' })
+  store.setStatus({ code: 2, message: 'too late: OK is final' })
   store.end()
   request.end()
   request.setAttribute('late', true)
@@ -70,7 +76,8 @@ test('a lean span ends into the processor as the SDK span it stands for: the sam
   const byLean = exporter.getFinishedSpans()
   assert.ok(byLean.every((span) => span instanceof LeanSpan))
   assert.deepEqual(byLean.map(read), bySdk.map(read))
-  const [store, request] = byLean as [ReadableSpan, ReadableSpan]
+  const store = byLean[0]!
+  const request = byLean[1]!
   // The store call hangs under the request; the request under the caller.
   assert.equal(store.parentSpanContext?.spanId, request.spanContext().spanId)
   assert.equal(request.parentSpanContext?.spanId, caller.spanId)
