@@ -1,12 +1,7 @@
 import { randomFillSync } from 'node:crypto'
+import { isValidSpanId, isValidTraceId, SpanStatusCode, TraceFlags } from '@opentelemetry/api'
 import type { Attributes, AttributeValue, Exception, HrTime, Link, Span, SpanContext, SpanKind, SpanStatus, TimeInput } from '@opentelemetry/api'
 import type { ReadableSpan, SpanProcessor, TimedEvent } from '@opentelemetry/sdk-trace'
-
-// TraceFlags.SAMPLED; SpanStatusCode's UNSET, OK and ERROR.
-const SAMPLED = 1
-const UNSET = 0
-const OK = 1
-const ERROR = 2
 
 /** Where lean spans go when they end, and what they share with the SDK's own spans. */
 export interface LeanOrigin {
@@ -29,8 +24,7 @@ function newIds (): [string, string] {
   const traceId = pool.toString('hex', used, used + 16)
   const spanId = pool.toString('hex', used + 16, used + ID_BYTES)
   used += ID_BYTES
-  if (/^0+$/.test(traceId) || /^0+$/.test(spanId)) return newIds()
-  return [traceId, spanId]
+  return isValidTraceId(traceId) && isValidSpanId(spanId) ? [traceId, spanId] : newIds()
 }
 
 /** Milliseconds since the epoch as HrTime. */
@@ -65,9 +59,9 @@ export class LeanSpan implements Span, ReadableSpan {
   readonly startTime: HrTime
   endTime: HrTime = [0, 0]
   duration: HrTime = [0, 0]
-  status: SpanStatus = { code: UNSET }
+  status: SpanStatus = { code: SpanStatusCode.UNSET }
   readonly attributes: Attributes = {}
-  readonly links: Link[]
+  readonly links: Link[] = []
   readonly events: TimedEvent[] = []
   ended = false
   readonly resource: ReadableSpan['resource']
@@ -83,17 +77,17 @@ export class LeanSpan implements Span, ReadableSpan {
   constructor (origin: LeanOrigin, name: string, kind: SpanKind, parent: SpanContext | undefined, attributes?: Attributes, links: Link[] = []) {
     const [traceId, spanId] = newIds()
     this.#context = parent === undefined
-      ? { traceId, spanId, traceFlags: SAMPLED }
-      : { traceId: parent.traceId, spanId, traceFlags: SAMPLED, ...(parent.traceState !== undefined && { traceState: parent.traceState }) }
+      ? { traceId, spanId, traceFlags: TraceFlags.SAMPLED }
+      : { traceId: parent.traceId, spanId, traceFlags: TraceFlags.SAMPLED, ...(parent.traceState !== undefined && { traceState: parent.traceState }) }
     this.parentSpanContext = parent
     this.name = name
     this.kind = kind
-    this.links = links.map((link) => ({ context: link.context, attributes: link.attributes ?? {}, droppedAttributesCount: 0 }))
     this.resource = origin.resource
     this.instrumentationScope = origin.scope
     this.#processor = origin.processor
     this.#startMs = epochMs(undefined)
     this.startTime = hrTime(this.#startMs)
+    this.addLinks(links)
     if (attributes !== undefined) this.setAttributes(attributes)
   }
 
@@ -131,8 +125,8 @@ export class LeanSpan implements Span, ReadableSpan {
 
   /** As the SDK's span: UNSET changes nothing, OK is final, and only ERROR keeps a message. */
   setStatus (status: SpanStatus): this {
-    if (this.ended || status.code === UNSET || this.status.code === OK) return this
-    this.status = status.code === ERROR && typeof status.message === 'string' ? { code: ERROR, message: status.message } : { code: status.code }
+    if (this.ended || status.code === SpanStatusCode.UNSET || this.status.code === SpanStatusCode.OK) return this
+    this.status = status.code === SpanStatusCode.ERROR && typeof status.message === 'string' ? { code: status.code, message: status.message } : { code: status.code }
     return this
   }
 

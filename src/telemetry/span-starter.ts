@@ -1,11 +1,8 @@
-import { isSpanContextValid, trace } from '@opentelemetry/api'
+import { isSpanContextValid, trace, TraceFlags } from '@opentelemetry/api'
 import type { Attributes, Context, Link, Span, SpanKind, Tracer } from '@opentelemetry/api'
 import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace'
 import { LeanSpan } from './lean-span.js'
 import type { LeanOrigin } from './lean-span.js'
-
-// TraceFlags.SAMPLED.
-const SAMPLED = 1
 
 /** Starts a span under the span of `parent` (if any); the caller decides whether to make it active. */
 export type StartSpan = (name: string, kind: SpanKind, parent: Context, attributes?: Attributes, links?: Link[]) => Span
@@ -32,7 +29,7 @@ export function spanStarter (tracer: Tracer, lean: LeanOrigin | undefined): Star
   return (name, kind, parent, attributes, links) => {
     const parentSpan = trace.getSpanContext(parent)
     const valid = parentSpan !== undefined && isSpanContextValid(parentSpan)
-    if (valid && (parentSpan.traceFlags & SAMPLED) === 0) return sdkSpan(name, kind, parent, attributes, links)
+    if (valid && (parentSpan.traceFlags & TraceFlags.SAMPLED) === 0) return sdkSpan(name, kind, parent, attributes, links)
     return new LeanSpan(lean, name, kind, valid ? parentSpan : undefined, attributes, links)
   }
 }

@@ -28,7 +28,7 @@ function setUp () {
 }
 
 /** A request under a caller's trace, with everything the service does to its spans, and a store call under it. */
-function trace2 (start: StartSpan): void {
+function traceRequest (start: StartSpan): void {
   const request = start('GET /plants', 1, trace.setSpanContext(ROOT_CONTEXT, caller), undefined, [{ context: linked, attributes: { why: 'event' } }])
   request.setAttributes({ 'http.request.method': 'GET', 'http.response.status_code': 500, tags: ['a', 'b'], ok: false, nothing: undefined })
   request.setAttribute('url.path', '/plants')
@@ -68,11 +68,11 @@ const read = (span: ReadableSpan) => ({
 
 test('a lean span ends into the processor as the SDK span it stands for: the same context, parent, attributes, events, links and status', () => {
   const { exporter, sdk, lean } = setUp()
-  trace2(sdk)
+  traceRequest(sdk)
   const bySdk = exporter.getFinishedSpans()
   exporter.reset()
   const before = Date.now()
-  trace2(lean)
+  traceRequest(lean)
   const byLean = exporter.getFinishedSpans()
   assert.ok(byLean.every((span) => span instanceof LeanSpan))
   assert.deepEqual(byLean.map(read), bySdk.map(read))
