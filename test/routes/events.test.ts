@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
+import Ajv2020 from 'ajv/dist/2020.js'
+import { openapiDocument } from '../../src/contract/document.js'
 import { build, createToken, DATABASES } from '../helper.js'
 import { openStream, sequences } from '../sse.js'
+
+const Ajv = Ajv2020.default
 
 /** The app listening on a loopback port, a reader's and a writer's token, and a JSON sender. */
 async function serving (t: Parameters<typeof build>[0], database: string, raw: Record<string, string> = {}) {
@@ -188,3 +192,17 @@ for (const [db, database] of Object.entries(DATABASES)) {
     })
   })
 }
+
+test('the document declares Last-Event-ID as the values the server takes: each it refuses is outside the declared schema', async (t) => {
+  const { base, token } = await serving(t, DATABASES.sqlite!)
+  const declared = (openapiDocument.paths['/events'].get.parameters as Array<{ name: string, schema: object }>)
+    .find((parameter) => parameter.name === 'Last-Event-ID')!.schema
+  const valid = new Ajv({ strict: false }).compile(declared)
+  for (const value of ['0', '42', '9223372036854775807', '9999999999999999999', '12345678901234567890', 'abc', '-1', '1.5', '0x10', '7 8']) {
+    const aborted = new AbortController()
+    const response = await fetch(`${base}/events`, { headers: { authorization: `Bearer ${token}`, 'last-event-id': value }, signal: aborted.signal })
+    aborted.abort()
+    await response.body?.cancel().catch(() => {})
+    assert.equal(response.status === 200, valid(value), `Last-Event-ID ${value}: the server answered ${response.status}`)
+  }
+})
