@@ -23,11 +23,13 @@ export function toInt64 (value: unknown): bigint | undefined {
 
 // Ajv knows neither bigint nor int64; this keyword checks the range exactly and leaves the value as a
 // bigint, so handlers only ever see exact ids. Bodies must hold a JSON number; parameters are text.
+// Ajv's own minimum and maximum check numbers only, so the node's bounds are checked here.
 function int64Validator (acceptText: boolean) {
-  const validate = (_schema: unknown, data: unknown, _parentSchema?: unknown, cxt?: DataValidationCxt): boolean => {
+  const validate = (bounds: Int64Bounds, data: unknown, _parentSchema?: unknown, cxt?: DataValidationCxt): boolean => {
     const exact = typeof data === 'string' && !acceptText ? undefined : toInt64(data)
-    if (exact === undefined) {
-      validate.errors = [{ keyword: 'x-int64', message: 'must be an int64 integer', params: {} }]
+    const outside = exact === undefined ? 'must be an int64 integer' : outsideBounds(exact, bounds)
+    if (outside !== undefined) {
+      validate.errors = [{ keyword: 'x-int64', message: outside, params: {} }]
       return false
     }
     if (cxt !== undefined) (cxt.parentData as Record<string | number, unknown>)[cxt.parentDataProperty] = exact
@@ -35,6 +37,16 @@ function int64Validator (acceptText: boolean) {
   }
   validate.errors = [] as Partial<ErrorObject>[]
   return validate
+}
+
+/** An int64 node's bounds, as the document gives them. */
+interface Int64Bounds { minimum?: number, maximum?: number }
+
+/** Ajv's words for a value outside the bounds (`must be >= 0`), or undefined within them. */
+function outsideBounds (exact: bigint, { minimum, maximum }: Int64Bounds): string | undefined {
+  if (minimum !== undefined && exact < BigInt(Math.ceil(minimum))) return `must be >= ${minimum}`
+  if (maximum !== undefined && exact > BigInt(Math.floor(maximum))) return `must be <= ${maximum}`
+  return undefined
 }
 
 // A lone surrogate ("\ud800") is valid JSON but not Unicode: stored, it would come back as U+FFFD, so
@@ -58,8 +70,8 @@ function withExactInt64 (schema: unknown): unknown {
   if (schema === null || typeof schema !== 'object') return schema
   const node = schema as JsonSchema
   if (node.type === 'integer' && node.format === 'int64') {
-    const { type, format, ...rest } = node
-    return { ...rest, 'x-int64': true }
+    const { type, format, minimum, maximum, ...rest } = node
+    return { ...rest, 'x-int64': { minimum, maximum } }
   }
   const typed = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, withExactInt64(value)]))
   const isString = node.type === 'string' || (Array.isArray(node.type) && node.type.includes('string'))

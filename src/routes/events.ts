@@ -12,7 +12,6 @@ interface StreamQuery { after?: bigint, types?: string, ticket?: string }
 
 /** Where a stream starts: `Last-Event-ID` wins over `?after=`; neither: undefined (the newest event). */
 function resumeFrom (header: string | string[] | undefined, after: bigint | undefined): bigint | undefined {
-  if (after !== undefined && after < 0n) throw new SchemaMismatch('querystring/after must be >= 0')
   if (header === undefined) return after
   if (typeof header !== 'string' || !/^\d{1,19}$/.test(header.trim())) throw new SchemaMismatch('headers/last-event-id must be an event sequence (digits)')
   return BigInt(header.trim())

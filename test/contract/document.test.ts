@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import Ajv2020 from 'ajv/dist/2020.js'
 import { operations } from '../../src/contract/document.js'
+import type { JsonSchema } from '../../src/contract/document.js'
 import { buildWithToken, createToken } from '../helper.js'
 import type { App } from '../helper.js'
 
@@ -86,4 +87,25 @@ test('a sample response of each status a route answers validates against the doc
   assertDocumented('getHealth', await app.inject('/healthz'))
   assertDocumented('getReadiness', await app.inject('/readyz'))
   assertDocumented('getOpenApiDocument', await app.inject('/openapi.json'))
+})
+
+test('an int64 parameter below or above the bounds the document gives is refused, as any other bound is', async (t) => {
+  const { app } = await buildWithToken(t)
+  const token = await createToken(app, { scopes: ['plants:read', 'webhooks:manage'] })
+  // Operations without path parameters, so the bound is the only thing wrong with the request.
+  const bounded = operations.filter((op) => !op.url.includes(':')).flatMap((op) => Object.entries((op.schema.querystring?.properties ?? {}) as Record<string, JsonSchema>)
+    .filter(([, schema]) => schema.format === 'int64' && (schema.minimum !== undefined || schema.maximum !== undefined))
+    .map(([name, schema]) => ({ op, name, minimum: schema.minimum as number | undefined, maximum: schema.maximum as number | undefined })))
+  assert.ok(bounded.length > 0, 'the document bounds some int64 parameter')
+  for (const { op, name, minimum, maximum } of bounded) {
+    const outside = [
+      ...(minimum === undefined ? [] : [[BigInt(minimum) - 1n, `must be >= ${minimum}`] as const]),
+      ...(maximum === undefined ? [] : [[BigInt(maximum) + 1n, `must be <= ${maximum}`] as const])
+    ]
+    for (const [value, words] of outside) {
+      const res = await app.inject({ method: op.method, url: `${op.url}?${name}=${value}`, headers: { authorization: `Bearer ${token}` } })
+      assert.equal(res.statusCode, 400, `${op.method} ${op.url}?${name}=${value}: ${res.body}`)
+      assert.deepEqual(res.json(), { error: 1001, message: `querystring/${name} ${words}` })
+    }
+  }
 })
