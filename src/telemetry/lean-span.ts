@@ -1,6 +1,7 @@
 import { randomFillSync } from 'node:crypto'
 import { isValidSpanId, isValidTraceId, SpanStatusCode, TraceFlags } from '@opentelemetry/api'
-import type { Attributes, AttributeValue, Exception, HrTime, Link, Span, SpanContext, SpanKind, SpanStatus, TimeInput } from '@opentelemetry/api'
+import type { Attributes, Exception, HrTime, Link, Span, SpanContext, SpanKind, SpanStatus, TimeInput } from '@opentelemetry/api'
+import { hrTime, hrTimeDuration, isAnyValue, isTimeInput, timeInputToHrTime } from '@opentelemetry/core'
 import type { ReadableSpan, SpanProcessor, TimedEvent } from '@opentelemetry/sdk-trace'
 
 /** Where lean spans go when they end, and what they share with the SDK's own spans. */
@@ -26,24 +27,6 @@ function newIds (): [string, string] {
   used += ID_BYTES
   return isValidTraceId(traceId) && isValidSpanId(spanId) ? [traceId, spanId] : newIds()
 }
-
-/** Milliseconds since the epoch as HrTime. */
-function hrTime (ms: number): HrTime {
-  const seconds = Math.floor(ms / 1000)
-  const nanos = Math.round((ms - seconds * 1000) * 1e6)
-  return nanos >= 1e9 ? [seconds + 1, nanos - 1e9] : [seconds, nanos]
-}
-
-/** A time as the API allows it, in milliseconds since the epoch; numbers below the time origin are `performance.now()` readings, as the SDK reads them. */
-function epochMs (time: TimeInput | undefined): number {
-  if (time === undefined) return performance.timeOrigin + performance.now()
-  if (time instanceof Date) return time.getTime()
-  if (Array.isArray(time)) return time[0] * 1000 + time[1] / 1e6
-  return time < performance.timeOrigin ? performance.timeOrigin + time : time
-}
-
-const isValue = (value: unknown): value is AttributeValue =>
-  value !== null && value !== undefined && (typeof value !== 'object' || Array.isArray(value))
 
 /**
  * A sampled span of the serving thread, which records what the SDK's span records and ends into the
@@ -71,7 +54,6 @@ export class LeanSpan implements Span, ReadableSpan {
   readonly droppedLinksCount = 0
   readonly #context: SpanContext
   readonly #processor: SpanProcessor
-  readonly #startMs: number
 
   /** A span under `parent` (a sampled span context), or a trace of its own. */
   constructor (origin: LeanOrigin, name: string, kind: SpanKind, parent: SpanContext | undefined, attributes?: Attributes, links: Link[] = []) {
@@ -85,8 +67,7 @@ export class LeanSpan implements Span, ReadableSpan {
     this.resource = origin.resource
     this.instrumentationScope = origin.scope
     this.#processor = origin.processor
-    this.#startMs = epochMs(undefined)
-    this.startTime = hrTime(this.#startMs)
+    this.startTime = hrTime()
     this.addLinks(links)
     if (attributes !== undefined) this.setAttributes(attributes)
   }
@@ -96,7 +77,7 @@ export class LeanSpan implements Span, ReadableSpan {
   isRecording (): boolean { return !this.ended }
 
   setAttribute (key: string, value: unknown): this {
-    if (!this.ended && key !== '' && isValue(value)) this.attributes[key] = value
+    if (!this.ended && key !== '' && value !== undefined && isAnyValue(value)) this.attributes[key] = value
     return this
   }
 
@@ -107,9 +88,10 @@ export class LeanSpan implements Span, ReadableSpan {
 
   addEvent (name: string, attributesOrTime?: Attributes | TimeInput, time?: TimeInput): this {
     if (this.ended) return this
-    const timeGiven = attributesOrTime instanceof Date || Array.isArray(attributesOrTime) || typeof attributesOrTime === 'number'
-    const attributes = timeGiven || attributesOrTime === undefined ? {} : attributesOrTime as Attributes
-    this.events.push({ name, attributes, time: hrTime(epochMs(timeGiven ? attributesOrTime as TimeInput : time)), droppedAttributesCount: 0 })
+    const timeGiven = isTimeInput(attributesOrTime)
+    const attributes = timeGiven || attributesOrTime === undefined ? {} : attributesOrTime
+    const at = timeGiven ? attributesOrTime : time
+    this.events.push({ name, attributes, time: at === undefined ? hrTime() : timeInputToHrTime(at), droppedAttributesCount: 0 })
     return this
   }
 
@@ -150,9 +132,12 @@ export class LeanSpan implements Span, ReadableSpan {
 
   end (endTime?: TimeInput): void {
     if (this.ended) return
-    const endMs = Math.max(epochMs(endTime), this.#startMs)
-    this.endTime = hrTime(endMs)
-    this.duration = hrTime(endMs - this.#startMs)
+    const end = endTime === undefined ? hrTime() : timeInputToHrTime(endTime)
+    const duration = hrTimeDuration(this.startTime, end)
+    // An end before the start is the start, as the SDK's span takes it.
+    const early = duration[0] < 0
+    this.endTime = early ? this.startTime : end
+    this.duration = early ? [0, 0] : duration
     this.ended = true
     this.#processor.onEnd(this)
   }
