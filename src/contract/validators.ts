@@ -23,31 +23,36 @@ export function toInt64 (value: unknown): bigint | undefined {
 
 // Ajv knows neither bigint nor int64; this keyword checks the range exactly and leaves the value as a
 // bigint, so handlers only ever see exact ids. Bodies must hold a JSON number; parameters are text.
-// Ajv's own minimum and maximum check numbers only, so the node's bounds are checked here.
-function int64Validator (acceptText: boolean) {
-  const validate = (bounds: Int64Bounds, data: unknown, _parentSchema?: unknown, cxt?: DataValidationCxt): boolean => {
-    const exact = typeof data === 'string' && !acceptText ? undefined : toInt64(data)
-    const outside = exact === undefined ? 'must be an int64 integer' : outsideBounds(exact, bounds)
-    if (outside !== undefined) {
-      validate.errors = [{ keyword: 'x-int64', message: outside, params: {} }]
-      return false
+// Ajv's own minimum and maximum check numbers only, so the node's bounds are checked here, as bigints
+// made once when the schema is compiled.
+function int64Keyword (acceptText: boolean) {
+  return ({ minimum, maximum }: Int64Bounds) => {
+    const least = minimum === undefined ? undefined : BigInt(Math.ceil(minimum))
+    const most = maximum === undefined ? undefined : BigInt(Math.floor(maximum))
+    /** Ajv's words for what is wrong with the value, or undefined when nothing is. */
+    const wrong = (exact: bigint | undefined): string | undefined => {
+      if (exact === undefined) return 'must be an int64 integer'
+      if (least !== undefined && exact < least) return `must be >= ${minimum}`
+      if (most !== undefined && exact > most) return `must be <= ${maximum}`
+      return undefined
     }
-    if (cxt !== undefined) (cxt.parentData as Record<string | number, unknown>)[cxt.parentDataProperty] = exact
-    return true
+    const validate = (data: unknown, cxt?: DataValidationCxt): boolean => {
+      const exact = typeof data === 'string' && !acceptText ? undefined : toInt64(data)
+      const outside = wrong(exact)
+      if (outside !== undefined) {
+        validate.errors = [{ keyword: 'x-int64', message: outside, params: {} }]
+        return false
+      }
+      if (cxt !== undefined) (cxt.parentData as Record<string | number, unknown>)[cxt.parentDataProperty] = exact
+      return true
+    }
+    validate.errors = [] as Partial<ErrorObject>[]
+    return validate
   }
-  validate.errors = [] as Partial<ErrorObject>[]
-  return validate
 }
 
 /** An int64 node's bounds, as the document gives them. */
 interface Int64Bounds { minimum?: number, maximum?: number }
-
-/** Ajv's words for a value outside the bounds (`must be >= 0`), or undefined within them. */
-function outsideBounds (exact: bigint, { minimum, maximum }: Int64Bounds): string | undefined {
-  if (minimum !== undefined && exact < BigInt(Math.ceil(minimum))) return `must be >= ${minimum}`
-  if (maximum !== undefined && exact > BigInt(Math.floor(maximum))) return `must be <= ${maximum}`
-  return undefined
-}
 
 // A lone surrogate ("\ud800") is valid JSON but not Unicode: stored, it would come back as U+FFFD, so
 // what was answered would not be what was stored.
@@ -85,7 +90,7 @@ export function isDateTime (text: string): boolean {
 
 function createAjv (coerceTypes: boolean) {
   const ajv = new Ajv({ coerceTypes, allErrors: false, strict: false, useDefaults: true })
-  ajv.addKeyword({ keyword: 'x-int64', modifying: true, errors: true, validate: int64Validator(coerceTypes) })
+  ajv.addKeyword({ keyword: 'x-int64', modifying: true, errors: true, compile: int64Keyword(coerceTypes) })
   ajv.addKeyword({ keyword: 'x-unicode', errors: true, validate: unicodeValidator() })
   ajv.addFormat('int32', { type: 'number', validate: (n: number) => n >= -(2 ** 31) && n < 2 ** 31 })
   ajv.addFormat('date-time', { type: 'string', validate: isDateTime })
