@@ -28,6 +28,9 @@ function newIds (): [string, string] {
   return isValidTraceId(traceId) && isValidSpanId(spanId) ? [traceId, spanId] : newIds()
 }
 
+// isAnyValue makes a WeakSet per call, for the cycles only objects can have; the values our spans set are strings, numbers and booleans.
+const isPrimitive = (value: unknown) => typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+
 /**
  * A sampled span of the serving thread, which records what the SDK's span records and ends into the
  * same span processor, without the SDK's per-span work our spans do not need: a sampler call (the
@@ -77,7 +80,7 @@ export class LeanSpan implements Span, ReadableSpan {
   isRecording (): boolean { return !this.ended }
 
   setAttribute (key: string, value: unknown): this {
-    if (!this.ended && key !== '' && value !== undefined && isAnyValue(value)) this.attributes[key] = value
+    if (!this.ended && key !== '' && value !== undefined && (isPrimitive(value) || isAnyValue(value))) this.attributes[key] = value
     return this
   }
 
