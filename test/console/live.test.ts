@@ -49,3 +49,38 @@ test('Live: a plant created by curl appears in the feed and in the Plants list w
   assert.equal(await feed.locator('li', { hasText: 'While away' }).count(), 1)
   assert.deepEqual(consoleErrors().filter((text) => !text.includes('net::ERR_')), [], 'nothing but the dropped connection')
 })
+
+test('Plants: a list answer that predates an event does not undo it', { skip, timeout: 120_000 }, async (t) => {
+  const { token, server } = await serveWithToken(t)
+  const { page, consoleErrors } = await openPage(await launch(t))
+  await signIn(page, server.url, token)
+  await page.locator('caption', { hasText: '0 plants on this page' }).waitFor()
+
+  // The list the form's create asks for is answered, then held back until another plant's event is shown.
+  let held!: () => void
+  const answered = new Promise<void>((resolve) => { held = resolve })
+  let release!: () => void
+  const released = new Promise<void>((resolve) => { release = resolve })
+  let delivered!: Promise<void>
+  await page.route((url) => url.pathname === '/plants' && url.search !== '', (route) => {
+    delivered = (async () => {
+      const response = await route.fetch()
+      held()
+      await released
+      await route.fulfill({ response })
+    })()
+  }, { times: 1 })
+  const form = page.getByRole('form', { name: 'New plant' })
+  await form.getByLabel('ID').fill('1')
+  await form.getByLabel('Name').fill('Monstera')
+  await page.getByRole('button', { name: 'Create plant' }).click()
+  await answered
+  await createPlant(server.url, token, { id: 8, name: 'After the answer' })
+  await page.locator('tr[data-id="8"]').waitFor()
+  release()
+  await delivered
+  await page.waitForTimeout(300)
+  assert.equal(await page.locator('tr[data-id="8"]').count(), 1, 'the stale answer removed plant 8')
+  assert.equal(await page.locator('tr[data-id="1"]').count(), 1)
+  assert.deepEqual(consoleErrors(), [])
+})

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import type { ListQuery, Page, Plant, StoreEvent } from '@plantstore/client'
 import { useConsole } from '../context.js'
 import { holds } from '../session.js'
@@ -32,9 +32,20 @@ export function PlantsScreen () {
   const [editing, setEditing] = useState<bigint | null>(null)
   const canWrite = holds(me, 'plants:write')
 
-  const load = () => client.listPlants(query).then(setPage, fail)
+  // Events that arrive while a page is loading are kept for it: its answer may predate them, so
+  // those after the position it reflects are applied to it again, or it would undo them.
+  const loading = useRef(new Set<StoreEvent[]>())
+  const load = () => {
+    const missed: StoreEvent[] = []
+    loading.current.add(missed)
+    return client.listPlants(query).then((loaded) => {
+      const since = missed.filter((event) => loaded.position === undefined || event.sequence === undefined || event.sequence > loaded.position)
+      setPage(since.reduce((page, event) => ({ ...page, plants: applyEvent(page.plants, event, query, page.next === undefined) }), loaded))
+    }, fail).finally(() => loading.current.delete(missed))
+  }
   useEffect(() => { load() }, [query])
   useEffect(() => onEvent((event) => {
+    for (const missed of loading.current) missed.push(event)
     setPage((current) => (current === null ? current : { ...current, plants: applyEvent(current.plants, event, query, current.next === undefined) }))
   }), [query])
 
