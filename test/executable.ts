@@ -55,7 +55,9 @@ export function serveIn (cwd: string, extra: string[] = []): Promise<Server> {
 }
 
 function startServe (args: string[], cwd?: string, env: Record<string, string> = {}): Promise<Server> {
-  const child = spawn(process.execPath, [executable, 'serve', '--port', '0', ...args], { env: { ...cleanEnv, ...env }, cwd })
+  // No load shedding, as in the in-process tests (helper.ts): on a loaded machine a process just
+  // started can lag past the default second while it starts, and shed a test's first requests.
+  const child = spawn(process.execPath, [executable, 'serve', '--port', '0', ...args], { env: { ...cleanEnv, PLANTSTORE_MAX_EVENT_LOOP_DELAY: '0', ...env }, cwd })
   children.add(child)
   let stdout = ''
   let stderr = ''
