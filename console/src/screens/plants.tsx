@@ -22,6 +22,10 @@ function applyEvent (plants: Plant[], event: StoreEvent, query: ListQuery, lastP
   return [...without, plant].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
 }
 
+/** The page with one event applied to its plants. */
+const withEvent = (page: Page, event: StoreEvent, query: ListQuery): Page =>
+  ({ ...page, plants: applyEvent(page.plants, event, query, page.next === undefined) })
+
 /** Plants: keyset pages with a tag filter, kept current by the event stream; create, edit and delete. */
 export function PlantsScreen () {
   const { client, me, onEvent, fail, announce } = useConsole()
@@ -40,13 +44,13 @@ export function PlantsScreen () {
     loading.current.add(missed)
     return client.listPlants(query).then((loaded) => {
       const since = missed.filter((event) => loaded.position === undefined || event.sequence === undefined || event.sequence > loaded.position)
-      setPage(since.reduce((page, event) => ({ ...page, plants: applyEvent(page.plants, event, query, page.next === undefined) }), loaded))
+      setPage(since.reduce((page, event) => withEvent(page, event, query), loaded))
     }, fail).finally(() => loading.current.delete(missed))
   }
   useEffect(() => { load() }, [query])
   useEffect(() => onEvent((event) => {
     for (const missed of loading.current) missed.push(event)
-    setPage((current) => (current === null ? current : { ...current, plants: applyEvent(current.plants, event, query, current.next === undefined) }))
+    setPage((current) => (current === null ? current : withEvent(current, event, query)))
   }), [query])
 
   const filter = (event: Event) => {
