@@ -112,16 +112,31 @@ test('malformed HTTP is 400 with the Error body, not the framework\'s', async (t
   assert.match(text, /\{"error":1000,"message":"the request is not valid HTTP"\}$/)
 })
 
+/** Keeps the loop busy in `chunkMs` blocks for `forMs`, letting it turn between them (its lag is then sampled). */
+async function busy (forMs: number, chunkMs: number) {
+  const until = Date.now() + forMs
+  while (Date.now() < until) {
+    const chunkEnd = Math.min(until, Date.now() + chunkMs)
+    while (Date.now() < chunkEnd) { /* busy */ }
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+}
+
 test('while the event loop lags past --max-event-loop-delay, requests are shed with 503 code 5001', async (t) => {
-  const app = await build(t, { maxEventLoopDelay: '50ms' })
+  const app = await build(t, { maxEventLoopDelay: '20ms' })
   await app.ready()
-  // Block the loop past a whole sampling interval (a second), as sustained heavy work would; the
-  // sampler's overdue timer then runs first and sees the lag.
-  const until = Date.now() + 1200
-  while (Date.now() < until) { /* busy */ }
-  await new Promise((resolve) => setTimeout(resolve, 5))
+  // Sustained heavy work: the loop turns every 80 ms for longer than a sampling interval (a second).
+  await busy(1300, 80)
   const shed = await app.inject('/plants')
   assert.equal(shed.statusCode, 503)
   assert.equal(shed.json().error, 5001)
   assert.equal(shed.headers['retry-after'], '1')
+})
+
+test('one block that outlasted the sampling interval, as a slow start-up, is over and sheds nothing', async (t) => {
+  const app = await build(t, { maxEventLoopDelay: '20ms' })
+  await app.ready()
+  await busy(1200, 1200)
+  await new Promise((resolve) => setTimeout(resolve, 5))
+  assert.equal((await app.inject('/plants')).statusCode, 401, 'answered, not shed')
 })
