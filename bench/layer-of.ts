@@ -11,7 +11,7 @@ const RULES: Array<[RegExp, string]> = [
   [/^ours\/telemetry\/|^package (prom-client|@opentelemetry\/)/, 'metrics and traces'],
   [/^ours\/http\/request-id|^package fastify\/lib\/req-id-gen-factory|^node:internal\/crypto\/random/, 'request id'],
   [/^ours\/(auth\/|store\/token-)|^package lru-cache\/|^node:internal\/crypto\/hash/, 'auth (bearer, token cache, scopes)'],
-  [/^ours\/(store\/|http\/store)|^package (better-sqlite3|pg)\//, 'store'],
+  [/^ours\/(store\/|http\/store)|^package (better-sqlite3|pg|pg-[a-z-]+|postgres-[a-z-]+)\//, 'store'],
   [/^ours\/contract\/|^package (ajv|fast-json-stringify|lossless-json|fast-uri)\//, 'contract (validation, serialisation)'],
   [/^ours\/routes\/|^bench\/ladder-server/, 'route handlers'],
   [/^ours\/http\/|^package @fastify\//, 'our other plugins (errors, CORS, load shedding, routes table)'],

@@ -1,7 +1,8 @@
 /**
- * npm run bench:layers [-- --seconds N]: what each layer of `plantstore serve` costs per request, next
- * to the cost ladder's store rung (bare Fastify, the bearer check, the real store). Both run on SQLite
- * under --cpu-prof with the same load as the bench (50 connections; GET /plants/{id}, then creates);
+ * npm run bench:layers [-- --seconds N] [-- --postgres | --traces]: what each layer of `plantstore serve`
+ * costs per request, next to the cost ladder's store rung (bare Fastify, the bearer check, the real
+ * store); with --traces, what each costs with traces on at 0.1 next to serve without. Both run on SQLite
+ * (with --postgres, on PostgreSQL at PLANTSTORE_TEST_POSTGRES_URL) under --cpu-prof with the same load as the bench (50 connections; GET /plants/{id}, then creates);
  * each sample of the main thread taken while the load ran is charged to the layer its function belongs
  * to (layerOf), and the sum is divided by the requests answered meanwhile. Prints microseconds of CPU per
  * request by layer, idle time excluded. A profiler slows what it watches, so the figures are for
@@ -12,7 +13,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { scenarios } from './scenarios.js'
-import { startLadder, startPlantstoreSqlite } from './servers.js'
+import { startLadder, startPlantstorePostgres, startPlantstoreSqlite, startPlantstoreTraced } from './servers.js'
 import type { BenchServer } from './servers.js'
 import { layerOf } from './layer-of.js'
 
@@ -21,6 +22,8 @@ interface Window { fromUs: number, toUs: number, requests: number }
 
 const secondsArg = process.argv.indexOf('--seconds')
 const seconds = secondsArg === -1 ? 8 : Number(process.argv[secondsArg + 1])
+const postgres = process.argv.includes('--postgres')
+const traces = process.argv.includes('--traces')
 const chosen = scenarios.filter((s) => s.name === 'GET /plants/{id}' || s.name === 'create (unique ids)')
 const nowUs = () => Number(process.hrtime.bigint() / 1000n)
 
@@ -73,8 +76,8 @@ async function profiled (start: (env: NodeJS.ProcessEnv) => Promise<BenchServer>
   }
 }
 
-const rung = await profiled((env) => startLadder('store', false, env))
-const serve = await profiled((env) => startPlantstoreSqlite(undefined, env))
+const rung = await profiled((env) => traces ? startPlantstoreSqlite(undefined, env) : startLadder('store', postgres, env))
+const serve = await profiled((env) => traces ? startPlantstoreTraced(env) : postgres ? startPlantstorePostgres(env) : startPlantstoreSqlite(undefined, env))
 
 const us = (value: number | undefined) => (value ?? 0).toFixed(1)
 chosen.forEach((scenario, i) => {

@@ -96,11 +96,11 @@ export const TRACED = 'plantstore, SQLite, traces at 0.1'
  * `plantstore serve` on SQLite with traces on, sampled at 0.1, exported over OTLP/HTTP (protobuf, the
  * default) to a receiver in this process that reads and drops what it is sent.
  */
-export async function startPlantstoreTraced (): Promise<BenchServer> {
+export async function startPlantstoreTraced (env: NodeJS.ProcessEnv = process.env): Promise<BenchServer> {
   const sink = createHttpServer((req, res) => { req.resume().on('end', () => res.writeHead(200).end()) })
   await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve))
   const { port } = sink.address() as { port: number }
-  const server = await startPlantstoreSqlite(TRACED, { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_TRACES_SAMPLER_ARG: '0.1' })
+  const server = await startPlantstoreSqlite(TRACED, { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_TRACES_SAMPLER_ARG: '0.1' })
   return {
     ...server,
     database: undefined,
@@ -113,8 +113,8 @@ export async function startPlantstoreTraced (): Promise<BenchServer> {
   }
 }
 
-export async function startPlantstorePostgres () {
-  return startPlantstore('plantstore, PostgreSQL', await freshDatabase('postgres:fresh'))
+export async function startPlantstorePostgres (env: NodeJS.ProcessEnv = process.env) {
+  return startPlantstore('plantstore, PostgreSQL', await freshDatabase('postgres:fresh'), undefined, env)
 }
 
 /** The Stoplight Prism mock serving our document: what a user might run instead. */
