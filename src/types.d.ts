@@ -15,6 +15,8 @@ declare module 'fastify' {
     scope?: string
     /** A stream ticket (`?ticket=`) may stand in for the bearer token (GET /events). */
     acceptsTicket?: boolean
+    /** Answers requests while the server drains, rather than the 503 every other route gives (http/draining.ts). */
+    answersWhileDraining?: boolean
   }
   interface FastifyRequest {
     /** Who the request acts as, set by the auth plugin (null on routes that need no token). */

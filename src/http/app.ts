@@ -8,6 +8,7 @@ import auth from '../auth/bearer.js'
 import { AuthFailureLimiter } from '../auth/failure-limiter.js'
 import { answerClientError, MAX_HEADER_BYTES } from './client-errors.js'
 import overload from './overload.js'
+import draining from './draining.js'
 import contract from './contract.js'
 import cors from './cors.js'
 import { optionsRoutes, RouteTable, routeTable } from './allowed-methods.js'
@@ -56,6 +57,8 @@ export async function buildApp (config: Config, options: BuildOptions = {}) {
     requestTimeout: config.limits.requestTimeoutMs,
     keepAliveTimeout: config.limits.keepAliveTimeoutMs,
     maxRequestsPerSocket: 10_000,
+    // draining.ts answers requests that arrive while the server closes.
+    return503OnClosing: false,
     // Behind a load balancer: the client's address (for limits and logs) from X-Forwarded-For, but only
     // when the request comes from a proxy the operator trusts.
     // (a hop count is a number, which Fastify takes though its types do not say so)
@@ -81,6 +84,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}) {
   }
   await app.register(routeTable, { routes })
   await app.register(errorHandler)
+  await app.register(draining)
   await app.register(requestId)
   await app.register(cors, { cors: config.cors })
   const failures = new AuthFailureLimiter(config.limits.authFailures)

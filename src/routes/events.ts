@@ -23,9 +23,14 @@ export default async function eventRoutes (app: FastifyInstance, { maxStreams, m
 }) {
   const { store } = app
 
+  const streamEvents = operation('streamEvents')
   app.route({
-    ...operation('streamEvents'),
+    ...streamEvents,
+    config: { ...streamEvents.config, answersWhileDraining: true },
     handler: async (request, reply) => {
+      // Closing: a stream that only says when to reconnect (to this address, served by then by another
+      // process or this one restarted). Any other status would end a browser's EventSource for good.
+      if (app.draining) return reply.header('content-type', 'text/event-stream; charset=utf-8').send(`retry: ${RETRY_MS}\n\n`)
       const principal = request.principal!.key
       const query = request.query as StreamQuery
       const types = query.types === undefined ? undefined : parseEventTypes(query.types)
