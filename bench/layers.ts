@@ -1,8 +1,9 @@
 /**
  * npm run bench:layers [-- --seconds N] [-- --postgres | --traces]: what each layer of `plantstore serve`
  * costs per request, next to the cost ladder's store rung (bare Fastify, the bearer check, the real
- * store); with --traces, what each costs with traces on at 0.1 next to serve without. Both run on SQLite
- * (with --postgres, on PostgreSQL at PLANTSTORE_TEST_POSTGRES_URL) under --cpu-prof with the same load as the bench (50 connections; GET /plants/{id}, then creates);
+ * store); with --traces, serve with traces on at 0.1 next to serve without. Both run on SQLite (with
+ * --postgres, on PostgreSQL at PLANTSTORE_TEST_POSTGRES_URL) under --cpu-prof with the same load as
+ * the bench (50 connections; GET /plants/{id}, then creates);
  * each sample of the main thread taken while the load ran is charged to the layer its function belongs
  * to (layerOf), and the sum is divided by the requests answered meanwhile. Prints microseconds of CPU per
  * request by layer, idle time excluded. A profiler slows what it watches, so the figures are for
@@ -76,8 +77,14 @@ async function profiled (start: (env: NodeJS.ProcessEnv) => Promise<BenchServer>
   }
 }
 
-const rung = await profiled((env) => traces ? startPlantstoreSqlite(undefined, env) : startLadder('store', postgres, env))
-const serve = await profiled((env) => traces ? startPlantstoreTraced(env) : postgres ? startPlantstorePostgres(env) : startPlantstoreSqlite(undefined, env))
+type Start = (env: NodeJS.ProcessEnv) => Promise<BenchServer>
+const serveSqlite: Start = (env) => startPlantstoreSqlite(undefined, env)
+// The pair compared: the store rung and serve, or (on SQLite) serve without and with traces.
+const [below, above]: [Start, Start] = traces
+  ? [serveSqlite, startPlantstoreTraced]
+  : [(env) => startLadder('store', postgres, env), postgres ? startPlantstorePostgres : serveSqlite]
+const rung = await profiled(below)
+const serve = await profiled(above)
 
 const us = (value: number | undefined) => (value ?? 0).toFixed(1)
 chosen.forEach((scenario, i) => {

@@ -9,6 +9,8 @@ declare module 'fastify' {
     webhooks: Dispatcher
     /** The event log's reader for the streams (http/events.ts). */
     events: EventFeed
+    /** True from the start of close (SIGTERM) until the process ends (http/draining.ts). */
+    draining: boolean
   }
   interface FastifyContextConfig {
     /** The scope a token needs for this route; routes without one need no token. */

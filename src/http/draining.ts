@@ -1,13 +1,10 @@
 import fp from 'fastify-plugin'
-import { ApiError } from '../contract/errors.js'
+import { ApiError, StorageUnavailable } from '../contract/errors.js'
 import { sendError } from './error-handler.js'
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** True from the start of close (SIGTERM) until the process ends. */
-    draining: boolean
-  }
-}
+// The table's 503 (code 5001, Retry-After), with a message that says why.
+const unavailable = new StorageUnavailable()
+const shuttingDown = () => new ApiError(unavailable.status, unavailable.code, 'this server is shutting down; retry later', unavailable.headers)
 
 /**
  * While the server closes, it still listens until its preClose hooks are done (the feed and the webhook
@@ -32,7 +29,7 @@ export default fp((app, _options, done) => {
       next()
       return
     }
-    sendError(new ApiError(503, 5001, 'this server is shutting down; retry later', { 'retry-after': '1' }), request, reply)
+    sendError(shuttingDown(), request, reply)
   })
   done()
 }, { name: 'draining', dependencies: ['error-handler'] })
