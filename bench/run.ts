@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --quick] [-- --rounds N]: starts each server itself and measures every scenario on
+ * npm run bench [-- --quick] [--rounds N] [--only SCENARIO] [--servers A,B]: starts each server itself and measures every scenario on
  * every server with autocannon from this process (127.0.0.1 only, bounded durations), in interleaved
  * rounds: each round runs the ceiling and then each server, scenario by scenario, so every server's
  * figure has a ceiling measured moments before it. A figure is the median over the rounds. The servers
@@ -8,6 +8,7 @@
  * (a checkpoint, or autovacuum, in the middle of its run).
  * Writes bench/results/latest.{json,md} (quick.* with --quick); prints the markdown table.
  */
+import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
 import pg from 'pg'
 import { measure } from './process-stats.js'
@@ -20,15 +21,15 @@ import { measureStreams } from './streams.js'
 import { startCeiling, startLadder, startPlantstorePostgres, startPlantstoreSqlite, startPlantstoreTraced, startPrism } from './servers.js'
 import type { BenchServer } from './servers.js'
 
-const quick = process.argv.includes('--quick')
-const roundsArg = process.argv.indexOf('--rounds')
-const rounds = roundsArg === -1 ? (quick ? 1 : 3) : Number(process.argv[roundsArg + 1])
 // --only <text>: just the scenarios whose name contains it (for investigating one figure).
-const onlyArg = process.argv.indexOf('--only')
-const chosen = onlyArg === -1 ? scenarios : scenarios.filter((s) => s.name.includes(process.argv[onlyArg + 1] ?? ''))
 // --servers <a,b>: just the servers whose name contains one of these (the ceiling always runs).
-const serversArg = process.argv.indexOf('--servers')
-const serverFilter = serversArg === -1 ? undefined : (process.argv[serversArg + 1] ?? '').split(',')
+// An unknown flag stops the run before any server starts (parseArgs is strict).
+const { values: flags } = parseArgs({ options: { quick: { type: 'boolean' }, rounds: { type: 'string' }, only: { type: 'string' }, servers: { type: 'string' } } })
+const quick = flags.quick === true
+const rounds = flags.rounds === undefined ? (quick ? 1 : 3) : Number(flags.rounds)
+if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds takes a whole number of rounds, at least 1: not ${flags.rounds}`)
+const chosen = flags.only === undefined ? scenarios : scenarios.filter((s) => s.name.includes(flags.only!))
+const serverFilter = flags.servers?.split(',')
 const connections = 50
 const warmupSeconds = quick ? 1 : 3
 const durationSeconds = quick ? 3 : 10
@@ -89,7 +90,7 @@ async function main () {
   const servers: BenchServer[] = []
   const rows: Row[] = []
   const feedRuns: FeedRun[] = []
-  const withFeed = onlyArg === -1 || 'live feed'.includes(process.argv[onlyArg + 1] ?? '')
+  const withFeed = flags.only === undefined || 'live feed'.includes(flags.only)
   try {
     for (const startServer of starters) {
       const server = await startServer()

@@ -1,7 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer as createHttpServer } from 'node:http'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -94,21 +93,21 @@ export const TRACED = 'plantstore, SQLite, traces at 0.1'
 
 /**
  * `plantstore serve` on SQLite with traces on, sampled at 0.1, exported over OTLP/HTTP (protobuf, the
- * default) to a receiver in this process that reads and drops what it is sent.
+ * default) to a collector in a process of its own (span-sink.mjs). Its stop fails if no span arrived.
  */
 export async function startPlantstoreTraced (env: NodeJS.ProcessEnv = process.env): Promise<BenchServer> {
-  const sink = createHttpServer((req, res) => { req.resume().on('end', () => res.writeHead(200).end()) })
-  await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve))
-  const { port } = sink.address() as { port: number }
-  const server = await startPlantstoreSqlite(TRACED, { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_TRACES_SAMPLER_ARG: '0.1' })
+  const sink = await startProcess('span sink', ['bench/span-sink.mjs'], '/stats')
+  const server = await startPlantstoreSqlite(TRACED, { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER_ARG: '0.1' })
   return {
     ...server,
     database: undefined,
     ladder: true,
     stop: async () => {
+      // The server sends the spans it holds as it stops.
       await server.stop()
-      sink.closeAllConnections()
-      await new Promise((resolve) => sink.close(resolve))
+      const { exports } = await (await fetch(`${sink.url}/stats`)).json() as { exports: number }
+      await sink.stop()
+      if (exports === 0) throw new Error(`${TRACED}: no spans reached the collector`)
     }
   }
 }
