@@ -109,7 +109,7 @@ export function report (rows: Row[], feedRuns: FeedRun[], settings: Settings) {
   })
   const traces = traced.length === 0
     ? ''
-    : '\n\nTraces on (OTLP/HTTP to a receiver that drops what it gets, sampled at 0.1) against off, on SQLite (traces on ÷ off: the median of the rounds\' ratios):\n\n' +
+    : '\n\nTraces on (sampled at 0.1, sent over OTLP/HTTP to a collector in a process of its own that drops them) against off, on SQLite (traces on ÷ off: the median of the rounds\' ratios):\n\n' +
       '| scenario | off req/s | on req/s | on ÷ off | off p99 ms | on p99 ms |\n|---|---|---|---|---|---|\n' + traced.join('\n')
   const ladder = LADDERS.flatMap(({ store, rungOf, serve }) => ['create (unique ids)', 'GET /plants/{id}'].map((scenario) => {
     const rungs = RUNGS.map((rung) => summary.find((r) => r.scenario === scenario && r.server === rungOf(rung)))
