@@ -11,19 +11,23 @@ export class GroupCommit<I, O> {
   readonly #maxBatch: number
   readonly #onBatch: ((items: I[]) => void) | undefined
   readonly #maxInFlight: number
+  readonly #lingerMs: number
   #pending: Array<Pending<I, O>> = []
   #scheduled = false
   #inFlight = 0
 
   /** `runBatch` runs every item in one transaction and answers their outcomes in order, or throws. */
   constructor (runBatch: (items: I[]) => O[] | Promise<O[]>, options: {
-    maxBatch?: number, onBatch?: (items: I[]) => void, maxInFlight?: number
+    maxBatch?: number, onBatch?: (items: I[]) => void, maxInFlight?: number, lingerMs?: number
   } = {}) {
     this.#runBatch = runBatch
     this.#maxBatch = options.maxBatch ?? 512
     this.#onBatch = options.onBatch
     // A runner that queues (a writer thread) can take the next batch while it commits this one.
     this.#maxInFlight = options.maxInFlight ?? 1
+    // For writes nobody waits on (bookkeeping): a batch that finds the runner idle waits this long for
+    // company, so a steady trickle makes a few statements of many rows rather than one statement a row.
+    this.#lingerMs = options.lingerMs ?? 0
   }
 
   submit (item: I): Promise<O> {
@@ -31,10 +35,12 @@ export class GroupCommit<I, O> {
       this.#pending.push({ item, resolve, reject })
       if (!this.#scheduled && this.#inFlight < this.#maxInFlight) {
         this.#scheduled = true
-        setImmediate(() => {
+        const flush = () => {
           this.#scheduled = false
           this.#flush().catch(() => {})
-        })
+        }
+        if (this.#lingerMs > 0) setTimeout(flush, this.#lingerMs)
+        else setImmediate(flush)
       }
     })
   }

@@ -11,6 +11,10 @@ import { attemptsSql, claimSql, disabledNoticeSql, quotaSql, releaseSql, retenti
 
 interface Attempt { deliveryId: number, subscriptionId: number, at: number, result: AttemptResult }
 
+// An outcome is bookkeeping the sender does not wait on, and each statement, however few its rows,
+// costs PostgreSQL a plan and a commit: outcomes wait this long to share one.
+const OUTCOME_LINGER_MS = 10
+
 /** Subscriptions and the outbox on PostgreSQL; attempt outcomes are written many to a statement. */
 export class PostgresWebhooks implements WebhookStore {
   readonly #db: PostgresDatabase
@@ -18,7 +22,7 @@ export class PostgresWebhooks implements WebhookStore {
 
   constructor (db: PostgresDatabase) {
     this.#db = db
-    this.#attempts = new GroupCommit((attempts: Attempt[]) => this.#recordAttempts(attempts), { maxInFlight: 2 })
+    this.#attempts = new GroupCommit((attempts: Attempt[]) => this.#recordAttempts(attempts), { maxInFlight: 2, lingerMs: OUTCOME_LINGER_MS })
   }
 
   async addSubscription ({ url, secret, description = null, operator, owner = null, events = null, maxPerSecond = null, maxForOwner }: NewSubscription) {

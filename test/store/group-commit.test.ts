@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { test } from 'node:test'
+import { GroupCommit } from '../../src/store/group-commit.js'
+
+/** A committer that records its batches and takes `ms` to commit each. */
+function recording (ms: number, options: ConstructorParameters<typeof GroupCommit>[1] = {}) {
+  const batches: number[][] = []
+  const commit = new GroupCommit<number, string>(async (items) => {
+    batches.push(items)
+    await sleep(ms)
+    return items.map((item) => `done ${item}`)
+  }, options)
+  return { batches, commit }
+}
+
+test('without a linger, items a few milliseconds apart are committed one batch each when the committer is idle', async () => {
+  const { batches, commit } = recording(1)
+  const outcomes = [commit.submit(1)]
+  await sleep(5)
+  outcomes.push(commit.submit(2))
+  await sleep(5)
+  outcomes.push(commit.submit(3))
+  assert.deepEqual(await Promise.all(outcomes), ['done 1', 'done 2', 'done 3'])
+  assert.deepEqual(batches, [[1], [2], [3]])
+})
+
+test('with a linger, items that trickle in within it share one batch, and each still gets its own outcome', async () => {
+  const { batches, commit } = recording(1, { lingerMs: 60 })
+  const outcomes = [commit.submit(1)]
+  await sleep(5)
+  outcomes.push(commit.submit(2))
+  await sleep(5)
+  outcomes.push(commit.submit(3))
+  assert.deepEqual(await Promise.all(outcomes), ['done 1', 'done 2', 'done 3'])
+  assert.deepEqual(batches, [[1, 2, 3]])
+})
+
+test('with a linger, a lone item is committed once it has waited, not left behind', async () => {
+  const { batches, commit } = recording(1, { lingerMs: 20 })
+  const started = performance.now()
+  assert.equal(await commit.submit(7), 'done 7')
+  assert.ok(performance.now() - started >= 19, 'it waited for company first')
+  assert.deepEqual(batches, [[7]])
+})
+
+test('with a linger, what arrives while a batch commits is the next batch at once, as without one', async () => {
+  const { batches, commit } = recording(40, { lingerMs: 10 })
+  const first = commit.submit(1)
+  await sleep(20) // the first batch is committing now
+  const second = commit.submit(2)
+  const third = commit.submit(3)
+  await Promise.all([first, second, third])
+  assert.deepEqual(batches, [[1], [2, 3]])
+})
