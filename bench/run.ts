@@ -1,7 +1,7 @@
 /**
- * npm run bench [-- --quick] [--rounds N] [--only SCENARIO] [--servers A,B]: starts each server itself and measures every scenario on
- * every server with autocannon from this process (127.0.0.1 only, bounded durations), in interleaved
- * rounds: each round runs the ceiling and then each server, scenario by scenario, so every server's
+ * npm run bench [-- --quick] [--rounds N] [--only SCENARIO] [--servers A,B]: starts each server itself
+ * and measures every scenario on every server with autocannon from this process (127.0.0.1 only,
+ * bounded durations), in interleaved rounds: each round runs the ceiling and then each server, scenario by scenario, so every server's
  * figure has a ceiling measured moments before it. A figure is the median over the rounds. The servers
  * after the ceiling take turns in the opposite order every other round, and with PostgreSQL each run
  * starts after a CHECKPOINT, so that no server always pays for the writes of the ones before it

@@ -79,6 +79,10 @@ export class TooManyRequests extends ApiError {
   }
 }
 export const InternalError = apiError('InternalError', 5000, 500, 'internal error; the log entry has the request id the answer carries in `x-request-id`', 'internal error (request id %s)')
-export const StorageUnavailable = apiError('StorageUnavailable', 5001, 503, 'storage unavailable or overloaded, or the server is shutting down (`Retry-After` set)', 'storage unavailable or overloaded; retry later', {
-  'retry-after': '1'
-})
+row('StorageUnavailable', 5001, 503, 'storage unavailable or overloaded, or the server is shutting down (`Retry-After` set)')
+export class StorageUnavailable extends ApiError {
+  override name = 'StorageUnavailable'
+  constructor (message = 'storage unavailable or overloaded; retry later') {
+    super(503, 5001, message, { 'retry-after': '1' })
+  }
+}

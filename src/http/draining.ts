@@ -1,10 +1,6 @@
 import fp from 'fastify-plugin'
-import { ApiError, StorageUnavailable } from '../contract/errors.js'
+import { StorageUnavailable } from '../contract/errors.js'
 import { sendError } from './error-handler.js'
-
-// The table's 503 (code 5001, Retry-After), with a message that says why.
-const unavailable = new StorageUnavailable()
-const shuttingDown = () => new ApiError(unavailable.status, unavailable.code, 'this server is shutting down; retry later', unavailable.headers)
 
 /**
  * While the server closes, it still listens until its preClose hooks are done (the feed and the webhook
@@ -29,7 +25,7 @@ export default fp((app, _options, done) => {
       next()
       return
     }
-    sendError(shuttingDown(), request, reply)
+    sendError(new StorageUnavailable('this server is shutting down; retry later'), request, reply)
   })
   done()
 }, { name: 'draining', dependencies: ['error-handler'] })
