@@ -18,18 +18,21 @@ import { scenarios } from './scenarios.js'
 import type { Scenario } from './scenarios.js'
 import { RUNGS } from './ladder-rungs.js'
 import { measureStreams } from './streams.js'
-import { startCeiling, startLadder, startPlantstorePostgres, startPlantstoreSqlite, startPlantstoreTraced, startPrism } from './servers.js'
+import { CEILING, ladderName, POSTGRES, PRISM, SQLITE, startCeiling, startLadder, startPlantstorePostgres, startPlantstoreSqlite, startPlantstoreTraced, startPrism, TRACED } from './servers.js'
 import type { BenchServer } from './servers.js'
 
+type Starter = [name: string, start: () => Promise<BenchServer>]
+
 // --only <text>: just the scenarios whose name contains it (for investigating one figure).
-// --servers <a,b>: just the servers whose name contains one of these (the ceiling always runs).
+// --servers <a,b>: just the servers whose name contains one of these (the ceiling always runs); the flag
+// may be repeated, and a comma followed by a space is part of a name ("plantstore, SQLite").
 // An unknown flag stops the run before any server starts (parseArgs is strict).
-const { values: flags } = parseArgs({ options: { quick: { type: 'boolean' }, rounds: { type: 'string' }, only: { type: 'string' }, servers: { type: 'string' } } })
+const { values: flags } = parseArgs({ options: { quick: { type: 'boolean' }, rounds: { type: 'string' }, only: { type: 'string' }, servers: { type: 'string', multiple: true } } })
 const quick = flags.quick === true
 const rounds = flags.rounds === undefined ? (quick ? 1 : 3) : Number(flags.rounds)
 if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds takes a whole number of rounds, at least 1: not ${flags.rounds}`)
 const chosen = flags.only === undefined ? scenarios : scenarios.filter((s) => s.name.includes(flags.only!))
-const serverFilter = flags.servers?.split(',')
+const serverFilter = flags.servers?.flatMap((list) => list.split(/,(?! )/))
 const connections = 50
 const warmupSeconds = quick ? 1 : 3
 const durationSeconds = quick ? 3 : 10
@@ -84,19 +87,20 @@ async function main () {
   const postgres = process.env.PLANTSTORE_TEST_POSTGRES_URL !== undefined
   // Below the store rung nothing touches a database: PostgreSQL's ladder shares those rungs.
   const postgresRungs = RUNGS.slice(RUNGS.indexOf('store'))
-  const starters = [startCeiling, ...RUNGS.map((rung) => () => startLadder(rung)),
-    ...(postgres ? postgresRungs.map((rung) => () => startLadder(rung, true)) : []), startPlantstoreSqlite, startPlantstoreTraced,
-    ...(postgres ? [startPlantstorePostgres] : []), startPrism]
+  // Each store's ladder runs just before its serve, so that the two sides of a ratio are measured
+  // as close together as the order allows (this machine drifts by tens of percent within minutes).
+  const starters: Starter[] = [[CEILING, startCeiling], ...RUNGS.map((rung): Starter => [ladderName(rung, false), () => startLadder(rung)]),
+    [SQLITE, () => startPlantstoreSqlite()], [TRACED, () => startPlantstoreTraced()],
+    ...(postgres ? postgresRungs.map((rung): Starter => [ladderName(rung, true), () => startLadder(rung, true)]) : []),
+    ...(postgres ? [[POSTGRES, () => startPlantstorePostgres()] as Starter] : []), [PRISM, startPrism]]
+  // What --servers leaves out is never started; the ceiling always runs.
+  const wanted = starters.filter(([name], i) => i === 0 || serverFilter === undefined || serverFilter.some((part) => name.includes(part)))
   const servers: BenchServer[] = []
   const rows: Row[] = []
   const feedRuns: FeedRun[] = []
   const withFeed = flags.only === undefined || 'live feed'.includes(flags.only)
   try {
-    for (const startServer of starters) {
-      const server = await startServer()
-      if (servers.length === 0 || serverFilter === undefined || serverFilter.some((part) => server.name.includes(part))) servers.push(server)
-      else await server.stop()
-    }
+    for (const [, start] of wanted) servers.push(await start())
     for (let round = 1; round <= rounds; round++) {
       const [ceiling, ...rest] = servers
       const inTurn = round % 2 === 1 ? servers : [ceiling!, ...rest.reverse()]

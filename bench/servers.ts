@@ -57,9 +57,14 @@ export async function startProcess (name: string, args: string[], readyPath = '/
   return { url, pid: child.pid!, stop }
 }
 
+export const CEILING = 'node:http ceiling'
+export const SQLITE = 'plantstore, SQLite'
+export const POSTGRES = 'plantstore, PostgreSQL'
+export const PRISM = 'Prism mock'
+
 export async function startCeiling (): Promise<BenchServer> {
   const started = await startProcess('ceiling', ['bench/ceiling-server.mjs'], '/')
-  return { name: 'node:http ceiling', token: 'none', ...started }
+  return { name: CEILING, token: 'none', ...started }
 }
 
 // As `npm start` and the `plantstore` executable run it (see src/cli/main.ts's first line).
@@ -84,7 +89,7 @@ export async function startPlantstore (name: string, database: string, cleanup =
 }
 
 /** `plantstore serve` on a new SQLite file, removed when it stops. */
-export async function startPlantstoreSqlite (name = 'plantstore, SQLite', env: NodeJS.ProcessEnv = process.env) {
+export async function startPlantstoreSqlite (name = SQLITE, env: NodeJS.ProcessEnv = process.env) {
   const dir = mkdtempSync(join(tmpdir(), 'plantstore-bench-'))
   return startPlantstore(name, `sqlite:${join(dir, 'plants.db')}`, () => rmSync(dir, { recursive: true, force: true }), env)
 }
@@ -113,14 +118,14 @@ export async function startPlantstoreTraced (env: NodeJS.ProcessEnv = process.en
 }
 
 export async function startPlantstorePostgres (env: NodeJS.ProcessEnv = process.env) {
-  return startPlantstore('plantstore, PostgreSQL', await freshDatabase('postgres:fresh'), undefined, env)
+  return startPlantstore(POSTGRES, await freshDatabase('postgres:fresh'), undefined, env)
 }
 
 /** The Stoplight Prism mock serving our document: what a user might run instead. */
 export async function startPrism (): Promise<BenchServer> {
   const prism = join(root, 'node_modules/@stoplight/prism-cli/dist/index.js')
-  const started = await startProcess('Prism mock', [prism, 'mock', join(root, 'openapi/plantstore.yaml'), '-h', '127.0.0.1'], '/healthz', '-p')
-  return { name: 'Prism mock', token: 'ps_bench', ...started }
+  const started = await startProcess(PRISM, [prism, 'mock', join(root, 'openapi/plantstore.yaml'), '-h', '127.0.0.1'], '/healthz', '-p')
+  return { name: PRISM, token: 'ps_bench', ...started }
 }
 
 /** The ladder's rung names: the SQLite ladder's are `ladder: <rung>`; PostgreSQL's store rungs `ladder on PostgreSQL: <rung>`. */
