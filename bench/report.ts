@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus, totalmem } from 'node:os'
 import { CREATE } from './scenarios.js'
 import { RUNGS } from './ladder-rungs.js'
-import { ladderName, TRACED } from './servers.js'
+import { ladderName, POSTGRES, SQLITE, TRACED } from './servers.js'
 import type { Scenario } from './scenarios.js'
 
 /** One measured run: one scenario on one server in one round. */
@@ -35,8 +35,8 @@ const round2 = (n: number) => Math.round(n * 100) / 100
 
 /** Each store's ladder: the rungs below `store` are shared (they touch no database). */
 const LADDERS = [
-  { store: 'SQLite', rungOf: (rung: string) => ladderName(rung, false), serve: 'plantstore, SQLite' },
-  { store: 'PostgreSQL', rungOf: (rung: string) => ladderName(rung, RUNGS.indexOf(rung as typeof RUNGS[number]) >= RUNGS.indexOf('store')), serve: 'plantstore, PostgreSQL' }
+  { store: 'SQLite', rungOf: (rung: string) => ladderName(rung, false), serve: SQLITE },
+  { store: 'PostgreSQL', rungOf: (rung: string) => ladderName(rung, RUNGS.indexOf(rung as typeof RUNGS[number]) >= RUNGS.indexOf('store')), serve: POSTGRES }
 ]
 
 /** Round-by-round ratios of one server's runs to another's. */
@@ -103,7 +103,7 @@ export function report (rows: Row[], feedRuns: FeedRun[], settings: Settings) {
   const feed = feedTable(feedRuns)
   const traced = ['create (unique ids)', 'GET /plants/{id}'].flatMap((scenario) => {
     const on = summary.find((r) => r.scenario === scenario && r.server === TRACED)
-    const off = summary.find((r) => r.scenario === scenario && r.server === 'plantstore, SQLite')
+    const off = summary.find((r) => r.scenario === scenario && r.server === SQLITE)
     if (on === undefined || off === undefined) return []
     return [`| ${scenario} | ${off.requestsPerSecond} | ${on.requestsPerSecond} | **${round2(median(perRound(rows0(scenario, TRACED), rows0(scenario, off.server))))}** | ${off.p99Ms} | ${on.p99Ms} |`]
   })

@@ -1,11 +1,11 @@
 /**
  * npm run bench [-- --quick] [--rounds N] [--only SCENARIO] [--servers A,B]: starts each server itself
  * and measures every scenario on every server with autocannon from this process (127.0.0.1 only,
- * bounded durations), in interleaved rounds: each round runs the ceiling and then each server, scenario by scenario, so every server's
- * figure has a ceiling measured moments before it. A figure is the median over the rounds. The servers
- * after the ceiling take turns in the opposite order every other round, and with PostgreSQL each run
- * starts after a CHECKPOINT, so that no server always pays for the writes of the ones before it
- * (a checkpoint, or autovacuum, in the middle of its run).
+ * bounded durations), in interleaved rounds: each round runs the ceiling and then each server,
+ * scenario by scenario, so every server's figure has a ceiling measured moments before it. A figure is
+ * the median over the rounds. The servers after the ceiling take turns in the opposite order every
+ * other round, and with PostgreSQL each run starts after a CHECKPOINT, so that no server always pays
+ * for the writes of the ones before it (a checkpoint, or autovacuum, in the middle of its run).
  * Writes bench/results/latest.{json,md} (quick.* with --quick); prints the markdown table.
  */
 import { parseArgs } from 'node:util'
@@ -89,10 +89,11 @@ async function main () {
   const postgresRungs = RUNGS.slice(RUNGS.indexOf('store'))
   // Each store's ladder runs just before its serve, so that the two sides of a ratio are measured
   // as close together as the order allows (this machine drifts by tens of percent within minutes).
+  const postgresStarters: Starter[] = postgres
+    ? [...postgresRungs.map((rung): Starter => [ladderName(rung, true), () => startLadder(rung, true)]), [POSTGRES, () => startPlantstorePostgres()]]
+    : []
   const starters: Starter[] = [[CEILING, startCeiling], ...RUNGS.map((rung): Starter => [ladderName(rung, false), () => startLadder(rung)]),
-    [SQLITE, () => startPlantstoreSqlite()], [TRACED, () => startPlantstoreTraced()],
-    ...(postgres ? postgresRungs.map((rung): Starter => [ladderName(rung, true), () => startLadder(rung, true)]) : []),
-    ...(postgres ? [[POSTGRES, () => startPlantstorePostgres()] as Starter] : []), [PRISM, startPrism]]
+    [SQLITE, () => startPlantstoreSqlite()], [TRACED, () => startPlantstoreTraced()], ...postgresStarters, [PRISM, startPrism]]
   // What --servers leaves out is never started; the ceiling always runs.
   const wanted = starters.filter(([name], i) => i === 0 || serverFilter === undefined || serverFilter.some((part) => name.includes(part)))
   const servers: BenchServer[] = []
