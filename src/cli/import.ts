@@ -1,10 +1,8 @@
 import { createReadStream, statSync } from 'node:fs'
 import type { Readable } from 'node:stream'
-import { operation } from '../contract/document.js'
-import { parseExactJson } from '../contract/exact-json.js'
-import { plantOfBody } from '../contract/plant.js'
-import { createBodyValidator } from '../contract/validators.js'
 import type { ConflictMode, ImportResult, Plant } from '../store/store.js'
+import type { ParsedLines } from './import-lines.js'
+import { ParserThread } from './import-parser-thread.js'
 import { withStore } from './store-access.js'
 import { Progress } from './progress.js'
 import { InputError, UsageError } from './command-errors.js'
@@ -12,11 +10,15 @@ import { InputError, UsageError } from './command-errors.js'
 interface Options { onConflict: ConflictMode, notify?: boolean, batchSize: string, database?: string, quiet?: boolean }
 interface Line { number: number, plant: Plant }
 
+/** Input handed to the parser thread and not yet stored: enough to keep it busy through a batch's commit. */
+const AHEAD_BYTES = 8 << 20
+
 /**
  * plantstore import: each line validated as a create body (the API's own validator and int64 parsing),
  * stored in batches, each committed durably. The first bad line or (with --on-conflict fail) conflict
  * stops it with its line number, everything before it committed: a rerun after the fix finishes the
- * job, identical plants being skipped.
+ * job, identical plants being skipped. Lines are parsed on a thread of their own (ParserThread), the
+ * next ones while a batch is stored.
  */
 export async function runImport (file: string, options: Options) {
   const batchSize = Number(options.batchSize)
@@ -32,7 +34,6 @@ export async function runImport (file: string, options: Options) {
     }
   }
   const input: Readable = file === '-' ? process.stdin : createReadStream(file, { highWaterMark: 1 << 20 })
-  const validate = createBodyValidator(operation('createPlant').schema.body!)
   await withStore(options.database, async (store) => {
     let bytes = 0
     const progress = new Progress('imported', { quiet: options.quiet, total: size === undefined ? undefined : () => bytes / size! })
@@ -50,51 +51,44 @@ export async function runImport (file: string, options: Options) {
       }
       batch = []
     }
-    const parse = (text: string, number: number): Plant => {
-      if (text.trim() === '') throw new InputError(`line ${number}: empty line`)
-      let value: unknown
-      try {
-        value = parseExactJson(text)
-      } catch (error) {
-        throw new InputError(`line ${number}: body is not valid JSON: ${(error as Error).message}`)
+    let lines = 0
+    const take = async (next: { parsed: Promise<ParsedLines>, bytes: number }) => {
+      const { first, plants, error, lines: read } = await next.parsed
+      bytes += next.bytes
+      for (let i = 0; i < plants.length; i++) {
+        batch.push({ number: first + i, plant: plants[i]! })
+        if (batch.length >= batchSize) await flush()
       }
-      const problem = validate(value)
-      if (problem !== undefined) throw new InputError(`line ${number}: ${problem}`)
-      const body = value as { id: bigint, name: string, tag?: string }
-      return plantOfBody(body.id, body)
+      lines = read
+      if (error === undefined) return
+      // Everything before the bad line is stored first.
+      await flush()
+      throw new InputError(error)
     }
 
+    const parser = new ParserThread()
     try {
-      let rest = ''
-      let number = 0
+      const ahead: Array<Parameters<typeof take>[0]> = []
+      let aheadBytes = 0
       input.setEncoding('utf8')
       for await (const chunk of input as AsyncIterable<string>) {
-        bytes += Buffer.byteLength(chunk)
-        const lines = (rest + chunk).split('\n')
-        rest = lines.pop()!
-        for (const text of lines) {
-          number++
-          let plant: Plant
-          try {
-            plant = parse(text.endsWith('\r') ? text.slice(0, -1) : text, number)
-          } catch (error) {
-          // Everything before the bad line is stored first.
-            await flush()
-            throw error
-          }
-          batch.push({ number, plant })
-          if (batch.length >= batchSize) await flush()
+        const chunkBytes = Buffer.byteLength(chunk)
+        ahead.push({ parsed: parser.parse(chunk), bytes: chunkBytes })
+        aheadBytes += chunkBytes
+        while (aheadBytes > AHEAD_BYTES) {
+          const next = ahead.shift()!
+          aheadBytes -= next.bytes
+          await take(next)
         }
       }
-      if (rest.trim() !== '') {
-        number++
-        batch.push({ number, plant: parse(rest, number) })
-      }
+      ahead.push({ parsed: parser.end(), bytes: 0 })
+      for (const next of ahead) await take(next)
       await flush()
-      progress.done(`imported ${number} lines: ${totals.created} created, ${totals.identical} identical skipped` +
-      (totals.kept > 0 ? `, ${totals.kept} kept` : '') + (totals.replaced > 0 ? `, ${totals.replaced} replaced` : ''), number)
+      progress.done(`imported ${lines} lines: ${totals.created} created, ${totals.identical} identical skipped` +
+      (totals.kept > 0 ? `, ${totals.kept} kept` : '') + (totals.replaced > 0 ? `, ${totals.replaced} replaced` : ''), lines)
     } finally {
       if (file !== '-') input.destroy()
+      await parser.close()
     }
   })
 }

@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { describe, test } from 'node:test'
+import { parseDatabaseUrl } from '../../src/config/config.js'
+import { openStore } from '../../src/store/open-store.js'
+import type { Store } from '../../src/store/store.js'
+import { DATABASES, freshDatabase } from '../databases.js'
+import { cleanEnv, executable, newDatabase, run, workdir } from '../executable.js'
+
+async function withStore<T> (url: string, use: (store: Store) => Promise<T>): Promise<T> {
+  const store = await openStore(parseDatabaseUrl(url))
+  try {
+    return await use(store)
+  } finally {
+    await store.close()
+  }
+}
+
+/** `plantstore import -` with `input` on its stdin. */
+function importStdin (input: string, database: string) {
+  return new Promise<{ code: number | null, stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [executable, 'import', '-', '--database', database], { env: cleanEnv })
+    let stderr = ''
+    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
+    child.on('close', (code) => { resolve({ code, stderr }) })
+    child.stdin.end(input)
+  })
+}
+
+const plantLine = (id: number, name = `plant ${id}`) => JSON.stringify({ id, name })
+
+describe('plantstore import', () => {
+  test('reads stdin (-), CRLF line ends and a last line without a newline', async () => {
+    const database = newDatabase()
+    const lines = Array.from({ length: 30_000 }, (_, i) => plantLine(i * 7919 % 30_000))
+    const imported = await importStdin(lines.join('\r\n'), database)
+    assert.equal(imported.code, 0, imported.stderr)
+    assert.match(imported.stderr, /^imported 30000 lines: 30000 created, 0 identical skipped/)
+    const bad = await importStdin(`${plantLine(30_000)}\n{"id":30001,"name":"no end"`, database)
+    assert.equal(bad.code, 1)
+    assert.match(bad.stderr, /^plantstore: line 2: body is not valid JSON/)
+    assert.equal(await withStore(database, async (store) => (await store.bulk.contents()).plants), 30_001)
+  })
+
+  const stores = ['sqlite', ...(DATABASES.postgres === undefined ? [] : ['postgres'])]
+  for (const kind of stores) {
+    test(`${kind}: in a batch of hundreds, one stored plant with other content: fail names its line, skip and replace count it`, async () => {
+      const database = kind === 'sqlite' ? newDatabase() : await freshDatabase('postgres:fresh')
+      await withStore(database, async (store) => {
+        await store.plants.create({ id: 151n, name: 'stored' })
+        await store.plants.create({ id: 40n, name: 'plant 40' })
+      })
+      // Ids out of order, so that a sorted batch is not the file's order.
+      const file = `${workdir}/runs-${kind}.ndjson`
+      writeFileSync(file, Array.from({ length: 250 }, (_, i) => plantLine(250 - i)).join('\n') + '\n')
+      const failed = await run(['import', file, '--database', database])
+      assert.equal(failed.code, 1)
+      assert.match(failed.stderr, /^plantstore: line 100: plant 151 exists with different content/)
+      const count = () => withStore(database, async (store) => (await store.bulk.contents()).plants)
+      assert.equal(await count(), 101, 'the 99 lines before the conflict are stored, and nothing after it')
+      const skip = await run(['import', file, '--on-conflict', 'skip', '--database', database])
+      assert.match(skip.stderr, /^imported 250 lines: 149 created, 100 identical skipped, 1 kept/)
+      const replace = await run(['import', file, '--on-conflict', 'replace', '--database', database])
+      assert.match(replace.stderr, /^imported 250 lines: 0 created, 249 identical skipped, 1 replaced/)
+      assert.equal(await withStore(database, async (store) => (await store.plants.get(151n)).plant?.name), 'plant 151')
+      assert.equal(await count(), 250)
+    })
+  }
+})
