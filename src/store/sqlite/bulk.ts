@@ -1,18 +1,11 @@
 import { existsSync } from 'node:fs'
 import Database from 'better-sqlite3'
-import { plantOfRow } from '../../contract/plant.js'
-import type { PlantRow } from '../../contract/plant.js'
-import { sameOrConflict } from '../store.js'
 import type { BulkStore, ImportOptions, ImportResult, Plant, PlantRecord, Row, StoreMetadata } from '../store.js'
 import { guard } from './connection.js'
-import { prepareOutbox } from './outbox.js'
+import { InFileOrder, prepareImportBatch } from './import-batch.js'
+import type { ImportBatch } from './import-batch.js'
 
 type RawPlant = [bigint, string, string | null, bigint]
-type ImportBatch = Database.Transaction<(plants: Plant[], options: ImportOptions, sorted: boolean) => ImportResult>
-
-/** A sorted batch met a conflict under `fail`: it rolls back and runs again in the file's order. */
-class InFileOrder extends Error {}
-
 const byId = (plants: Plant[]) => plants.toSorted((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
 
 /**
@@ -46,7 +39,7 @@ export class SqliteBulk implements BulkStore {
   }
 
   async importPlants (plants: Plant[], options: ImportOptions): Promise<ImportResult> {
-    const importBatch = this.#importBatch ??= this.#prepareImport()
+    const importBatch = this.#importBatch ??= prepareImportBatch(this.#db)
     // Ids in order land on the table's and index's pages in order, so a file whose ids come in random
     // order (an export from another system) imports nearly as fast as an id-ordered one. Not with
     // --notify, whose events follow the file; and a conflict under `fail` must be the file's first.
@@ -58,46 +51,6 @@ export class SqliteBulk implements BulkStore {
       }
     }
     return guard(() => importBatch.immediate(plants, options, false))
-  }
-
-  /** An import batch as one transaction, its statements prepared once (a run has many batches). */
-  #prepareImport (): ImportBatch {
-    const db = this.#db
-    // An import owns its process: a page cache that holds the pages random ids land on, and a
-    // checkpoint every 40 MB of WAL rather than 4, so a batch's pages are not copied into the file
-    // again after nearly every commit.
-    db.pragma('cache_size = -32768')
-    db.pragma('wal_autocheckpoint = 10000')
-    const insert = db.prepare('INSERT INTO plants (id, name, tag, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING')
-    const select = db.prepare<[bigint], PlantRow>('SELECT id, name, tag FROM plants WHERE id = ?')
-    const update = db.prepare('UPDATE plants SET name = ?, tag = ? WHERE id = ?')
-    const outbox = prepareOutbox(db)
-    return db.transaction((plants: Plant[], { onConflict, notify }: ImportOptions, sorted: boolean): ImportResult => {
-      const result: ImportResult = { created: 0, identical: 0, kept: 0, replaced: 0 }
-      const now = Date.now()
-      const subscribed = notify && outbox.anySubscriber()
-      for (let i = 0; i < plants.length; i++) {
-        const plant = plants[i]!
-        if (insert.run(plant.id, plant.name, plant.tag ?? null, now).changes === 1) {
-          result.created++
-          if (notify) outbox.record({ type: 'plant.created', plant }, now, subscribed)
-          continue
-        }
-        if (sameOrConflict(plant, plantOfRow(select.get(plant.id)!)).kind === 'replayed') result.identical++
-        else if (onConflict === 'skip') result.kept++
-        else if (onConflict === 'replace') {
-          update.run(plant.name, plant.tag ?? null, plant.id)
-          if (notify) outbox.record({ type: 'plant.updated', plant }, now, subscribed)
-          result.replaced++
-        } else {
-          if (sorted) throw new InFileOrder()
-          // What came before the conflict is committed, so a rerun after the fix goes on from there.
-          result.conflictAt = i
-          return result
-        }
-      }
-      return result
-    })
   }
 
   async contents () {
