@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
+import { parseDatabaseUrl } from '../src/config/config.js'
+import { openStore } from '../src/store/open-store.js'
+import type { Store } from '../src/store/store.js'
 
 const postgresUrl = process.env.PLANTSTORE_TEST_POSTGRES_URL
 const FRESH_POSTGRES = 'postgres:fresh'
@@ -28,4 +31,14 @@ export async function freshDatabase (url: string): Promise<string> {
   const fresh = new URL(postgresUrl)
   fresh.searchParams.set('options', `-c search_path=${schema}`)
   return fresh.href
+}
+
+/** Opens the store at `url` for `use`, then closes it (tests that check what a command left behind). */
+export async function withStore<T> (url: string, use: (store: Store) => Promise<T>): Promise<T> {
+  const store = await openStore(parseDatabaseUrl(url))
+  try {
+    return await use(store)
+  } finally {
+    await store.close()
+  }
 }

@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { describe, test } from 'node:test'
-import { parseDatabaseUrl } from '../../src/config/config.js'
-import { openStore } from '../../src/store/open-store.js'
-import type { Plant, Store } from '../../src/store/store.js'
-import { DATABASES, freshDatabase } from '../databases.js'
+import type { Plant } from '../../src/store/store.js'
+import { DATABASES, freshDatabase, withStore } from '../databases.js'
 import { createPlant, newDatabase, run, serve, stop, workdir } from '../executable.js'
 
 // The hard cases of a plant: both int64 ends, the first integer a double cannot hold, and names that
@@ -21,15 +19,6 @@ const EDGE_PLANTS: Plant[] = [
 /** Every database a test may use: a file per test for SQLite, a schema per test for PostgreSQL. */
 const stores = () => Object.keys(DATABASES).map((kind) => kind === 'sqlite' ? 'sqlite' : 'postgres')
 const freshUrl = async (kind: string) => kind === 'sqlite' ? newDatabase() : await freshDatabase('postgres:fresh')
-
-async function withStore<T> (url: string, use: (store: Store) => Promise<T>): Promise<T> {
-  const store = await openStore(parseDatabaseUrl(url))
-  try {
-    return await use(store)
-  } finally {
-    await store.close()
-  }
-}
 
 const file = (name: string) => `${workdir}/${name}`
 

@@ -2,20 +2,8 @@ import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { describe, test } from 'node:test'
-import { parseDatabaseUrl } from '../../src/config/config.js'
-import { openStore } from '../../src/store/open-store.js'
-import type { Store } from '../../src/store/store.js'
-import { DATABASES, freshDatabase } from '../databases.js'
+import { DATABASES, freshDatabase, withStore } from '../databases.js'
 import { cleanEnv, executable, newDatabase, run, workdir } from '../executable.js'
-
-async function withStore<T> (url: string, use: (store: Store) => Promise<T>): Promise<T> {
-  const store = await openStore(parseDatabaseUrl(url))
-  try {
-    return await use(store)
-  } finally {
-    await store.close()
-  }
-}
 
 /** `plantstore import -` with `input` on its stdin. */
 function importStdin (input: string, database: string) {
