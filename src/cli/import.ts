@@ -1,6 +1,6 @@
 import { createReadStream, statSync } from 'node:fs'
 import type { Readable } from 'node:stream'
-import type { ConflictMode, ImportResult, Plant } from '../store/store.js'
+import type { ConflictMode, ImportResult, Plant, Store } from '../store/store.js'
 import type { ParsedLines } from './import-lines.js'
 import { ParserThread } from './import-parser-thread.js'
 import { withStore } from './store-access.js'
@@ -9,6 +9,8 @@ import { InputError, UsageError } from './command-errors.js'
 
 interface Options { onConflict: ConflictMode, notify?: boolean, batchSize: string, database?: string, quiet?: boolean }
 interface Line { number: number, plant: Plant }
+/** A chunk of input handed to the parser thread: its answer to come, and the chunk's size. */
+interface Ahead { parsed: Promise<ParsedLines>, bytes: number }
 
 /** Input handed to the parser thread and not yet stored: enough to keep it busy through a batch's commit. */
 const AHEAD_BYTES = 8 << 20
@@ -34,61 +36,65 @@ export async function runImport (file: string, options: Options) {
     }
   }
   const input: Readable = file === '-' ? process.stdin : createReadStream(file, { highWaterMark: 1 << 20 })
-  await withStore(options.database, async (store) => {
-    let bytes = 0
-    const progress = new Progress('imported', { quiet: options.quiet, total: size === undefined ? undefined : () => bytes / size! })
-    const totals: Required<Omit<ImportResult, 'conflictAt'>> = { created: 0, identical: 0, kept: 0, replaced: 0 }
-    let batch: Line[] = []
+  // Started before the store opens, so that the thread loads the validator meanwhile.
+  const parser = new ParserThread()
+  try {
+    await withStore(options.database, (store) => importLines(input, parser, store, { ...options, batchSize, size }))
+  } finally {
+    if (file !== '-') input.destroy()
+    await parser.close()
+  }
+}
 
-    const flush = async () => {
-      if (batch.length === 0) return
-      const result = await store.bulk.importPlants(batch.map((line) => line.plant), { onConflict: options.onConflict, notify: options.notify === true })
-      for (const key of ['created', 'identical', 'kept', 'replaced'] as const) totals[key] += result[key]
-      progress.add(result.conflictAt ?? batch.length)
-      if (result.conflictAt !== undefined) {
-        const { number, plant } = batch[result.conflictAt]!
-        throw new InputError(`line ${number}: plant ${plant.id} exists with different content (--on-conflict skip keeps the stored one, replace overwrites it)`)
-      }
-      batch = []
-    }
-    let lines = 0
-    const take = async (next: { parsed: Promise<ParsedLines>, bytes: number }) => {
-      const { first, plants, error, lines: read } = await next.parsed
-      bytes += next.bytes
-      for (let i = 0; i < plants.length; i++) {
-        batch.push({ number: first + i, plant: plants[i]! })
-        if (batch.length >= batchSize) await flush()
-      }
-      lines = read
-      if (error === undefined) return
-      // Everything before the bad line is stored first.
-      await flush()
-      throw new InputError(error)
-    }
+async function importLines (input: Readable, parser: ParserThread, store: Store, options: Omit<Options, 'batchSize'> & { batchSize: number, size?: number }) {
+  const { batchSize, size } = options
+  let bytes = 0
+  const progress = new Progress('imported', { quiet: options.quiet, total: size === undefined ? undefined : () => bytes / size })
+  const totals: Required<Omit<ImportResult, 'conflictAt'>> = { created: 0, identical: 0, kept: 0, replaced: 0 }
+  let batch: Line[] = []
+  let lines = 0
 
-    const parser = new ParserThread()
-    try {
-      const ahead: Array<Parameters<typeof take>[0]> = []
-      let aheadBytes = 0
-      input.setEncoding('utf8')
-      for await (const chunk of input as AsyncIterable<string>) {
-        const chunkBytes = Buffer.byteLength(chunk)
-        ahead.push({ parsed: parser.parse(chunk), bytes: chunkBytes })
-        aheadBytes += chunkBytes
-        while (aheadBytes > AHEAD_BYTES) {
-          const next = ahead.shift()!
-          aheadBytes -= next.bytes
-          await take(next)
-        }
-      }
-      ahead.push({ parsed: parser.end(), bytes: 0 })
-      for (const next of ahead) await take(next)
-      await flush()
-      progress.done(`imported ${lines} lines: ${totals.created} created, ${totals.identical} identical skipped` +
-      (totals.kept > 0 ? `, ${totals.kept} kept` : '') + (totals.replaced > 0 ? `, ${totals.replaced} replaced` : ''), lines)
-    } finally {
-      if (file !== '-') input.destroy()
-      await parser.close()
+  const flush = async () => {
+    if (batch.length === 0) return
+    const result = await store.bulk.importPlants(batch.map((line) => line.plant), { onConflict: options.onConflict, notify: options.notify === true })
+    for (const key of ['created', 'identical', 'kept', 'replaced'] as const) totals[key] += result[key]
+    progress.add(result.conflictAt ?? batch.length)
+    if (result.conflictAt !== undefined) {
+      const { number, plant } = batch[result.conflictAt]!
+      throw new InputError(`line ${number}: plant ${plant.id} exists with different content (--on-conflict skip keeps the stored one, replace overwrites it)`)
     }
-  })
+    batch = []
+  }
+  const take = async (next: Ahead) => {
+    const { first, plants, error, lines: read } = await next.parsed
+    bytes += next.bytes
+    for (let i = 0; i < plants.length; i++) {
+      batch.push({ number: first + i, plant: plants[i]! })
+      if (batch.length >= batchSize) await flush()
+    }
+    lines = read
+    if (error === undefined) return
+    // Everything before the bad line is stored first.
+    await flush()
+    throw new InputError(error)
+  }
+
+  const ahead: Ahead[] = []
+  let aheadBytes = 0
+  input.setEncoding('utf8')
+  for await (const chunk of input as AsyncIterable<string>) {
+    const chunkBytes = Buffer.byteLength(chunk)
+    ahead.push({ parsed: parser.parse(chunk), bytes: chunkBytes })
+    aheadBytes += chunkBytes
+    while (aheadBytes > AHEAD_BYTES) {
+      const next = ahead.shift()!
+      aheadBytes -= next.bytes
+      await take(next)
+    }
+  }
+  ahead.push({ parsed: parser.end(), bytes: 0 })
+  for (const next of ahead) await take(next)
+  await flush()
+  progress.done(`imported ${lines} lines: ${totals.created} created, ${totals.identical} identical skipped` +
+    (totals.kept > 0 ? `, ${totals.kept} kept` : '') + (totals.replaced > 0 ? `, ${totals.replaced} replaced` : ''), lines)
 }
