@@ -8,7 +8,6 @@ import { Progress } from './progress.js'
 import { InputError, UsageError } from './command-errors.js'
 
 interface Options { onConflict: ConflictMode, notify?: boolean, batchSize: string, database?: string, quiet?: boolean }
-interface Line { number: number, plant: Plant }
 /** A chunk of input handed to the parser thread: its answer to come, and the chunk's size. */
 interface Ahead { parsed: Promise<ParsedLines>, bytes: number }
 
@@ -51,25 +50,29 @@ async function importLines (input: Readable, parser: ParserThread, store: Store,
   let bytes = 0
   const progress = new Progress('imported', { quiet: options.quiet, total: size === undefined ? undefined : () => bytes / size })
   const totals: Required<Omit<ImportResult, 'conflictAt'>> = { created: 0, identical: 0, kept: 0, replaced: 0 }
-  let batch: Line[] = []
+  // A batch is consecutive lines (the first bad one ends the import), so its first line's number
+  // gives every plant's.
+  let batch: Plant[] = []
+  let batchFirstLine = 1
   let lines = 0
 
   const flush = async () => {
     if (batch.length === 0) return
-    const result = await store.bulk.importPlants(batch.map((line) => line.plant), { onConflict: options.onConflict, notify: options.notify === true })
+    const result = await store.bulk.importPlants(batch, { onConflict: options.onConflict, notify: options.notify === true })
     for (const key of ['created', 'identical', 'kept', 'replaced'] as const) totals[key] += result[key]
     progress.add(result.conflictAt ?? batch.length)
     if (result.conflictAt !== undefined) {
-      const { number, plant } = batch[result.conflictAt]!
-      throw new InputError(`line ${number}: plant ${plant.id} exists with different content (--on-conflict skip keeps the stored one, replace overwrites it)`)
+      const line = batchFirstLine + result.conflictAt
+      throw new InputError(`line ${line}: plant ${batch[result.conflictAt]!.id} exists with different content (--on-conflict skip keeps the stored one, replace overwrites it)`)
     }
+    batchFirstLine += batch.length
     batch = []
   }
   const take = async (next: Ahead) => {
-    const { first, plants, error, lines: read } = await next.parsed
+    const { plants, error, lines: read } = await next.parsed
     bytes += next.bytes
-    for (let i = 0; i < plants.length; i++) {
-      batch.push({ number: first + i, plant: plants[i]! })
+    for (const plant of plants) {
+      batch.push(plant)
       if (batch.length >= batchSize) await flush()
     }
     lines = read

@@ -54,9 +54,9 @@ export function prepareImportBatch (db: Database.Database): ImportBatch {
       }
       return true
     }
-    // Sorted (never with --notify, whose events follow the file): runs of new plants in one statement
+    // Sorted and without --notify (a run records no events): runs of new plants in one statement
     // each; a run that meets a stored id is undone and taken a plant at a time.
-    const inRuns = sorted ? plants.length - plants.length % RUN : 0
+    const inRuns = sorted && !notify ? plants.length - plants.length % RUN : 0
     let i = 0
     for (; i < inRuns; i += RUN) {
       for (let j = 0; j < RUN; j++) {
