@@ -7,8 +7,9 @@ import type { Config } from '../config/config.js'
 import { createJwtVerifier, looksLikeJwt } from './jwt.js'
 import type { Principal } from './jwt.js'
 import { grants } from '../store/store.js'
-import type { EventStore, FoundToken, Store, TokenStore } from '../store/store.js'
-import { hashToken, looksLikeTicket, looksLikeToken, readCredentials, sameHash } from './tokens.js'
+import type { FoundToken, Store, TokenStore } from '../store/store.js'
+import { hashToken, looksLikeToken, readCredentials, sameHash } from './tokens.js'
+import { readTicket } from './tickets.js'
 import { WindowCounter } from '../lib/window-counter.js'
 import type { AuthFailureLimiter } from './failure-limiter.js'
 
@@ -25,11 +26,20 @@ const ANY_SCOPE = 'any'
 
 type JwtVerifier = ReturnType<typeof createJwtVerifier>
 
-/** Who a stream ticket (`?ticket=`) stands for, or 401: unknown, expired, or its token revoked since. */
-async function authenticateTicket (events: EventStore, ticket: string): Promise<Principal> {
-  const found = looksLikeTicket(ticket) ? await events.findTicket(hashToken(ticket)) : undefined
-  if (found === undefined) throw new InvalidToken()
-  return { key: found.principal, name: 'ticket', scopes: found.scopes }
+/** Who a stream ticket (`?ticket=`) stands for, or 401: forged, expired, or its token revoked or expired since. */
+async function authenticateTicket (store: Store, ticket: string): Promise<Principal> {
+  const principal = readTicket(await store.events.ticketKey(), ticket)
+  if (principal === undefined) throw new InvalidToken()
+  if (principal.tokenId !== null && !(await store.tokens.activeIds([principal.tokenId])).has(principal.tokenId)) throw new InvalidToken()
+  return principal
+}
+
+/** How many Authorization headers a request has (Node keeps only the first in `headers`). */
+function authorizationCount (request: FastifyRequest): number {
+  const raw = request.raw.rawHeaders
+  let count = 0
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 13 && raw[i]!.toLowerCase() === 'authorization') count++
+  return count
 }
 
 /**
@@ -57,6 +67,7 @@ function provenBefore (tokens: TokenStore, socket: ProvingSocket, header: string
 async function authenticate (store: Store, verifyJwt: JwtVerifier | undefined, request: FastifyRequest): Promise<Principal> {
   const socket = request.raw.socket as ProvingSocket
   const header = request.headers.authorization
+  if (header !== undefined && authorizationCount(request) > 1) throw new MalformedAuthorization('more than one Authorization header')
   const proven = provenBefore(store.tokens, socket, header)
   if (proven !== undefined) {
     store.tokens.recordUse(proven.found.token.id)
@@ -65,7 +76,7 @@ async function authenticate (store: Store, verifyJwt: JwtVerifier | undefined, r
   const credentials = readCredentials(header)
   const ticket = (request.query as { ticket?: unknown } | undefined)?.ticket
   if (credentials.kind === 'none' && typeof ticket === 'string' && request.routeOptions.config.acceptsTicket === true) {
-    return authenticateTicket(store.events, ticket)
+    return authenticateTicket(store, ticket)
   }
   const tokens = store.tokens
   if (credentials.kind === 'none') throw new MissingCredentials()
@@ -85,7 +96,7 @@ async function authenticate (store: Store, verifyJwt: JwtVerifier | undefined, r
   const usable = token !== undefined && sameHash(token.hash, hash) && token.revokedAt === null && unexpired(token)
   if (!usable) throw new InvalidToken()
   tokens.recordUse(token.id)
-  const principal = { key: `token:${token.id}`, name: token.name, scopes: token.scopes, expiresAt: token.expiresAt }
+  const principal = { key: `token:${token.id}`, name: token.name, scopes: token.scopes, tokenId: token.id, expiresAt: token.expiresAt }
   // A token the cache may not trust beyond this lookup (cache off, or a clear raced it) is not kept.
   if (tokens.stillTrusted(found!)) socket[PROVEN] = { header: Buffer.from(header!, 'latin1'), found: found!, principal }
   return principal
@@ -101,7 +112,7 @@ const isFailedAuthentication = (error: unknown) => error instanceof MissingCrede
  */
 export function requireOwnToken (expected: Buffer, failures: AuthFailureLimiter): onRequestHookHandler {
   return async function requireOwn (request: FastifyRequest) {
-    const credentials = readCredentials(request.headers.authorization)
+    const credentials = readCredentials(authorizationCount(request) > 1 ? [] : request.headers.authorization)
     if (credentials.kind !== 'bearer') return failures.fail(request.ip, new MissingCredentials())
     if (!sameHash(hashToken(credentials.token), expected)) return failures.fail(request.ip, new InvalidToken())
   }

@@ -10,8 +10,13 @@ export interface Principal {
   key: string
   name: string
   scopes: Scope[]
-  /** An opaque token's own expiry: what it creates expires no later (routes/tokens.ts). */
-  expiresAt?: Date | null
+  /** The opaque token behind it (directly or through a ticket); null for a JWT. Streams end when it is revoked. */
+  tokenId: number | null
+  /**
+   * When the credential stops being valid (an opaque token's expiry, a JWT's `exp`); null: never. What
+   * it creates expires no later (routes/tokens.ts), and its streams and tickets end then.
+   */
+  expiresAt: Date | null
 }
 
 // Asymmetric algorithms only: never `none`, and never HMAC, whose "secret" would be the public key.
@@ -60,9 +65,11 @@ export function createJwtVerifier (settings: NonNullable<Config['jwt']>) {
       ...(settings.audience !== undefined && { audience: settings.audience }),
       algorithms: ALGORITHMS,
       clockTolerance: CLOCK_SKEW_SECONDS,
-      requiredClaims: ['exp']
+      // Without a subject, every such JWT would share one owner, and so each other's subscriptions.
+      requiredClaims: ['exp', 'sub']
     })
-    const subject = payload.sub ?? 'unknown'
-    return { key: `jwt:${payload.iss}|${subject}`, name: subject, scopes: scopesOf(payload) }
+    const subject = payload.sub
+    if (typeof subject !== 'string' || subject === '') throw new Error('the JWT has no sub claim')
+    return { key: `jwt:${payload.iss}|${subject}`, name: subject, scopes: scopesOf(payload), tokenId: null, expiresAt: new Date(payload.exp! * 1000) }
   }
 }

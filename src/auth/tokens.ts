@@ -21,18 +21,6 @@ export function looksLikeToken (token: string): boolean {
   return TOKEN_SHAPE.test(token)
 }
 
-const TICKET_PREFIX = 'pst_'
-const TICKET_SHAPE = /^pst_[A-Za-z0-9_-]{43}$/
-
-/** A new stream ticket: `pst_` and 256 random bits (only its hash is stored, as with tokens). */
-export function generateTicket (): string {
-  return TICKET_PREFIX + randomBytes(32).toString('base64url')
-}
-
-export function looksLikeTicket (ticket: string): boolean {
-  return TICKET_SHAPE.test(ticket)
-}
-
 /** Constant-time equality of two token hashes. */
 export function sameHash (a: Buffer, b: Buffer): boolean {
   return a.length === b.length && timingSafeEqual(a, b)

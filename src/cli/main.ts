@@ -38,6 +38,12 @@ function exitCode (error: unknown): number {
   return 1
 }
 
+// A reader that stopped reading (`plantstore tokens list | head`) ends the command quietly.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0)
+  throw error
+})
+
 program.parseAsync().catch((error: unknown) => {
   const code = exitCode(error)
   // Help and the version are already printed; `plantstore` or a group alone printed its help.

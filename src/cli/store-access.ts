@@ -1,3 +1,4 @@
+import { escapeUnprintable, escapeUnprintableJson } from '../lib/plain-text.js'
 import { parseDatabaseUrl, SETTINGS } from '../config/config.js'
 import { openStore } from '../store/open-store.js'
 import { StoreOpenError } from '../store/errors.js'
@@ -45,11 +46,12 @@ export async function withStore<T> (database: string | undefined, use: (store: S
 
 /** Prints one JSON value on a line; bigints (plant ids) as exact strings. */
 export function printJson (value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, (_key, v: unknown) => typeof v === 'bigint' ? v.toString() : v)}\n`)
+  process.stdout.write(`${escapeUnprintableJson(JSON.stringify(value, (_key, v: unknown) => typeof v === 'bigint' ? v.toString() : v))}\n`)
 }
 
-/** Prints rows under a header, in columns. */
-export function printTable (header: string[], rows: string[][]) {
+/** Prints rows under a header, in columns; control and bidirectional characters are written as escapes, never sent to the terminal. */
+export function printTable (header: string[], given: string[][]) {
+  const rows = given.map((row) => row.map(escapeUnprintable))
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)))
   for (const row of [header, ...rows]) {
     process.stdout.write(`${row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()}\n`)

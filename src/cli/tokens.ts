@@ -6,6 +6,7 @@ import { parseDuration } from '../config/durations.js'
 import { databaseOption } from './options.js'
 import { printJson, printTable, withStore } from './store-access.js'
 import { CommandFailure, UsageError } from './command-errors.js'
+import { escapeUnprintable, firstUnprintable } from '../lib/plain-text.js'
 
 interface CreateOptions { name: string, scope?: string[], expiresIn?: string, database?: string }
 
@@ -24,6 +25,8 @@ export function registerTokens (program: Command) {
       const unknown = scopes.find((scope) => !(SCOPES as readonly string[]).includes(scope))
       if (unknown !== undefined) throw new UsageError(`unknown --scope ${unknown}; expected ${SCOPES.join(', ')}`)
       if (options.name.trim() === '') throw new UsageError('--name must not be empty')
+      const unprintable = firstUnprintable(options.name)
+      if (unprintable !== undefined) throw new UsageError(`--name must not contain control, bidirectional or zero-width characters (${unprintable.codePoint} at character ${unprintable.at})`)
       let expiresAt: Date | null = null
       if (options.expiresIn !== undefined) {
         const ms = parseDuration(options.expiresIn)
@@ -50,12 +53,18 @@ export function registerTokens (program: Command) {
     })
 
   tokens.command('revoke')
-    .description('revoke a token by name or id; it is refused from the next request on')
-    .argument('<name-or-id>')
+    .description('revoke a token by its exact name, or by --id; it is refused from the next request on, its streams end, and its webhook subscriptions are disabled')
+    .argument('[name]', 'the token\'s exact name')
+    .option('--id <id>', 'the token\'s id, as tokens list shows it')
     .addOption(databaseOption())
-    .action(async (nameOrId: string, options: { database?: string }) => {
-      const revoked = await withStore(options.database, (store) => store.tokens.revoke(nameOrId))
-      if (revoked === undefined) throw new CommandFailure(`no token named or numbered ${nameOrId}`)
-      process.stdout.write(`revoked token ${revoked.id} (${revoked.name})\n`)
+    .action(async (name: string | undefined, options: { id?: string, database?: string }) => {
+      const id = options.id
+      if ((name === undefined) === (id === undefined)) throw new UsageError('name one token: its exact name, or --id N')
+      if (id !== undefined && !/^[1-9]\d{0,14}$/.test(id)) throw new UsageError(`invalid --id ${id}: expected a token id (a positive integer)`)
+      // A name of digits could mean an id: refuse rather than guess (tokens list shows both).
+      if (name !== undefined && /^\d+$/.test(name)) throw new UsageError(`"${name}" could be a name or an id; say --id ${name} for the id`)
+      const revoked = await withStore(options.database, (store) => id !== undefined ? store.tokens.revokeById(Number(id)) : store.tokens.revokeByName(name!))
+      if (revoked === undefined) throw new CommandFailure(id !== undefined ? `no token with id ${id}` : `no token named ${escapeUnprintable(JSON.stringify(name))}`)
+      process.stdout.write(`revoked token ${revoked.id} (${escapeUnprintable(revoked.name)})\n`)
     })
 }

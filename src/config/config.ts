@@ -22,6 +22,8 @@ export interface Config {
   readonly caches: { readonly readBytes: number, readonly tokenBytes: number }
   /** Open client connections the server accepts at once; past it new ones are closed at once. */
   readonly maxConnections: number
+  /** Open client connections from one address (trusted proxies aside); past it new ones are closed at once. */
+  readonly maxConnectionsPerAddress: number
   /** The server's public URL, for the document's `servers`; undefined: a relative URL. */
   readonly publicUrl: string | undefined
   /** Where the first-start token goes when stderr is not a terminal; undefined: beside the SQLite store. */
@@ -52,6 +54,10 @@ export interface Config {
     readonly maxStreams: number
     readonly maxStreamsPerToken: number
     readonly streamBufferBytes: number
+    /** How long a stream ticket may open streams. */
+    readonly ticketLifetimeMs: number
+    /** How long revoked and expired tokens are kept. */
+    readonly tokenRetentionMs: number
   }
   readonly webhooks: {
     readonly timeoutMs: number
@@ -83,6 +89,12 @@ export function loadConfig (raw: RawConfig = {}): Config {
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new ConfigError('logLevel', logLevel, `expected one of ${LOG_LEVELS.join(', ')}`)
   }
+  const maxConnections = integer('maxConnections', value('maxConnections'), 1, 1_000_000)
+  // Streams may hold only part of the connections, so that requests always find room.
+  const maxStreams = value('maxStreams') === '' ? Math.max(1, Math.floor(maxConnections / 2)) : integer('maxStreams', value('maxStreams'), 1, 1_000_000)
+  if (maxStreams >= maxConnections) {
+    throw new ConfigError('maxStreams', value('maxStreams'), `expected fewer than --max-connections (${maxConnections}), so that requests always have room`)
+  }
   const host = value('host')
   if (host.trim() === '') throw new ConfigError('host', host, 'expected a host name or address')
   return Object.freeze({
@@ -98,7 +110,8 @@ export function loadConfig (raw: RawConfig = {}): Config {
       readBytes: integer('readCacheSize', value('readCacheSize'), 0, 2 ** 40),
       tokenBytes: integer('tokenCacheSize', value('tokenCacheSize'), 4096, 2 ** 40)
     }),
-    maxConnections: integer('maxConnections', value('maxConnections'), 1, 1_000_000),
+    maxConnections,
+    maxConnectionsPerAddress: integer('maxConnectionsPerAddress', value('maxConnectionsPerAddress'), 1, 1_000_000),
     publicUrl: value('publicUrl') === '' ? undefined : httpUrl('publicUrl', value('publicUrl')).replace(/\/$/, ''),
     firstTokenFile: value('firstTokenFile') === '' ? undefined : value('firstTokenFile'),
     workers: integer('workers', value('workers'), 1, 64),
@@ -116,9 +129,11 @@ export function loadConfig (raw: RawConfig = {}): Config {
     }),
     events: Object.freeze({
       retentionMs: duration('eventRetention', value('eventRetention')),
-      maxStreams: integer('maxStreams', value('maxStreams'), 1, 1_000_000),
+      maxStreams,
       maxStreamsPerToken: integer('maxStreamsPerToken', value('maxStreamsPerToken'), 1, 1_000_000),
-      streamBufferBytes: integer('streamBufferSize', value('streamBufferSize'), 1024, 2 ** 30)
+      streamBufferBytes: integer('streamBufferSize', value('streamBufferSize'), 1024, 2 ** 30),
+      ticketLifetimeMs: duration('ticketLifetime', value('ticketLifetime')),
+      tokenRetentionMs: duration('tokenRetention', value('tokenRetention'))
     }),
     webhooks: Object.freeze({
       timeoutMs: duration('webhookTimeout', value('webhookTimeout')),

@@ -38,7 +38,14 @@ function row (name: string, code: number, status: number, meaning: string) {
 
 // The codes of the error table (docs/errors.md), in its order.
 export const InvalidJson = apiError('InvalidJson', 1000, 400, 'body is not valid JSON (or the request is not valid HTTP)', 'body is not valid JSON: %s')
-export const SchemaMismatch = apiError('SchemaMismatch', 1001, 400, 'body or parameter does not match the schema; the message names the field (`body/id must be an int64 integer`); also 408 when a request does not arrive in time', '%s')
+export const SchemaMismatch = apiError('SchemaMismatch', 1001, 400, 'body or parameter does not match the schema; the message names the field (`body/id must be an int64 integer`); also 408 when a request does not arrive in time, and 421 when a server on loopback is asked for a `Host` that is not its own', '%s')
+/** A loopback server asked for another host's name (DNS rebinding): 421, code 1001 (SchemaMismatch's row). */
+export class MisdirectedRequest extends ApiError {
+  override name = 'MisdirectedRequest'
+  constructor (host: string) {
+    super(421, 1001, `headers/host ${JSON.stringify(host)} is not a name this server answers to; it listens on loopback and answers loopback names and --public-url's host only`)
+  }
+}
 export const UnsupportedMediaType = apiError('UnsupportedMediaType', 1002, 415, 'a body is present and its content type is not `application/json`', 'content type %s is not supported; send application/json')
 export const BodyTooLarge = apiError('BodyTooLarge', 1003, 413, 'body larger than the limit (64 KiB by default); also 431 for headers over 16 KiB', 'body is larger than the limit of %d bytes')
 export const WebhookUrlRefused = apiError('WebhookUrlRefused', 1004, 400, 'webhook URL refused: not http(s), or its host is or resolves to an address that is not public', 'webhook URL refused: %s')

@@ -3,6 +3,7 @@ import type { DataValidationCxt, ErrorObject } from 'ajv/dist/types/index.js'
 import type { FastifySchemaCompiler } from 'fastify'
 import type { JsonSchema } from './document.js'
 import { INT64_MAX, INT64_MIN } from './int64.js'
+import { firstUnprintable } from '../lib/plain-text.js'
 
 const Ajv = Ajv2020.default
 
@@ -66,6 +67,29 @@ function unicodeValidator () {
   return validate
 }
 
+// `x-plain-text`: names an operator reads in a terminal or the console (token names, webhook
+// descriptions) refuse control, bidirectional-override and zero-width characters.
+function plainTextValidator () {
+  const validate = (_schema: unknown, data: unknown): boolean => {
+    const found = typeof data === 'string' ? firstUnprintable(data) : undefined
+    if (found === undefined) return true
+    validate.errors = [{ keyword: 'x-plain-text', message: `must not contain control, bidirectional or zero-width characters (${found.codePoint} at character ${found.at})`, params: {} }]
+    return false
+  }
+  validate.errors = [] as Partial<ErrorObject>[]
+  return validate
+}
+
+/** An RFC 3339 date-time's fields, checked as a calendar would: no February 30, no hour 24. */
+function isRealDateTime (text: string): boolean {
+  const match = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|([+-])(\d{2}):(\d{2}))$/.exec(text)
+  if (match === null) return false
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number]
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate()
+  const offsetOk = match[9] === undefined || (Number(match[10]) <= 23 && Number(match[11]) <= 59)
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour <= 23 && minute <= 59 && second <= 59 && offsetOk
+}
+
 /**
  * The document's `type: integer, format: int64` nodes become the exact keyword above, and its string
  * nodes ask for well-formed Unicode.
@@ -85,13 +109,14 @@ function withExactInt64 (schema: unknown): unknown {
 
 /** An RFC 3339 date-time with its zone, and a real date (as a recovery's `since` must be, over HTTP and in the CLI). */
 export function isDateTime (text: string): boolean {
-  return /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(text) && !Number.isNaN(Date.parse(text))
+  return isRealDateTime(text) && !Number.isNaN(Date.parse(text))
 }
 
 function createAjv (coerceTypes: boolean) {
   const ajv = new Ajv({ coerceTypes, allErrors: false, strict: false, useDefaults: true })
   ajv.addKeyword({ keyword: 'x-int64', modifying: true, errors: true, compile: int64Keyword(coerceTypes) })
   ajv.addKeyword({ keyword: 'x-unicode', errors: true, validate: unicodeValidator() })
+  ajv.addKeyword({ keyword: 'x-plain-text', errors: true, validate: plainTextValidator() })
   ajv.addFormat('int32', { type: 'number', validate: (n: number) => n >= -(2 ** 31) && n < 2 ** 31 })
   ajv.addFormat('date-time', { type: 'string', validate: isDateTime })
   // Webhook URLs are checked by their route, which can say why one is refused (code 1004).

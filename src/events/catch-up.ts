@@ -9,10 +9,12 @@ import type { EventStream } from './stream.js'
  * end). A page that starts right after the cursor lacks nothing, since retention deletes only a prefix;
  * otherwise the bounds are read after the page, and when they show events after the cursor deleted, the
  * reader is told with `event: reset`, as on a resume from below them. Answers false when the log had
- * nothing after the cursor.
+ * nothing after the cursor. A stream whose credential has ended by then is ended instead (its writes do nothing).
  */
-export async function catchUp (store: EventStore, stream: EventStream, limit: number): Promise<boolean> {
+export async function catchUp (store: EventStore, stream: EventStream, limit: number, checkCredentials: () => Promise<void>): Promise<boolean> {
   const events = await store.read({ after: stream.cursor, limit })
+  // The stream's credential may have ended since the page's events were committed.
+  if (events.length > 0) await checkCredentials()
   const deletedThrough = events[0]?.sequence === stream.cursor + 1n ? undefined : (await store.bounds()).deletedThrough
   if (deletedThrough !== undefined && deletedThrough > stream.cursor) {
     stream.raw(sseReset(deletedThrough))

@@ -1,14 +1,18 @@
-import { setTimeout as sleep } from 'node:timers/promises'
+import { setImmediate as yieldToOthers, setTimeout as sleep } from 'node:timers/promises'
 import type { LoggedEvent, PlantEventType } from '../contract/events.js'
 import type { EventStore } from '../store/store.js'
 import { formatBatch } from './batch.js'
 import { catchUp } from './catch-up.js'
 import { EventStream } from './stream.js'
+import type { StreamOwner } from './stream.js'
+import { CatchUpTurns } from './catch-up-turns.js'
 import type { Spans } from '../lib/trace-context.js'
 import type { StreamSettings } from './stream.js'
 
 // Events read from the log at a time, by the feed and by a stream catching up.
 const PAGE = 500
+// Streams reading their page of the log at once, in one process (one per principal at a time).
+const CATCH_UP_AT_ONCE = 2
 // The feed reads the log at most this often: under a stream of commits, each read takes what a few
 // milliseconds brought, and every stream gets it in one write instead of one write per commit.
 const MIN_READ_GAP_MS = 10
@@ -18,6 +22,11 @@ export interface FeedSettings extends StreamSettings {
   heartbeatMs: number
   /** When traces are on: a span per batch handed to the live streams, linked to its events' requests. */
   spans?: Spans
+  /**
+   * Ends the streams whose credential has ended (stream-credentials.ts); asked after each read of the
+   * log and before its events are written, so nothing committed after a revocation reaches its streams.
+   */
+  checkCredentials: () => Promise<void>
 }
 
 // A span keeps at most this many links by default (OTEL_SPAN_LINK_COUNT_LIMIT).
@@ -36,6 +45,7 @@ export class EventFeed {
   readonly #settings: FeedSettings
   readonly #live = new Set<EventStream>()
   readonly #all = new Set<EventStream>()
+  readonly #turns = new CatchUpTurns(CATCH_UP_AT_ONCE)
   /** Undefined until the log's bounds could be read (the store may be down at start), and while no stream is open. */
   #position: bigint | undefined
   #tailing: Promise<void> | undefined
@@ -58,16 +68,30 @@ export class EventFeed {
     this.#heartbeat.unref()
   }
 
-  /** A new stream for `principal` from `cursor` (not yet served: see serve). */
-  createStream (principal: string, cursor: bigint, types: ReadonlySet<PlantEventType> | undefined) {
-    return new EventStream(principal, cursor, types, this.#settings)
+  /**
+   * A new stream for `owner` from `cursor`, counted as open from now on (the caps are checked and the
+   * stream registered with no wait between), until its body closes. Not yet served: see serve.
+   */
+  createStream (owner: StreamOwner, cursor: bigint, types: ReadonlySet<PlantEventType> | undefined) {
+    const stream = new EventStream(owner, cursor, types, this.#settings)
+    this.#all.add(stream)
+    stream.body.once('close', () => {
+      this.#live.delete(stream)
+      this.#all.delete(stream)
+    })
+    return stream
   }
 
   /** Streams open now for one principal. */
-  openFor (principal: string) {
+  openFor (key: string) {
     let count = 0
-    for (const stream of this.#all) if (stream.principal === principal) count++
+    for (const stream of this.#all) if (stream.owner.key === key) count++
     return count
+  }
+
+  /** Every stream open now, live or catching up. */
+  get streams (): Iterable<EventStream> {
+    return this.#all
   }
 
   /** Streams open now, live or catching up. */
@@ -112,6 +136,7 @@ export class EventFeed {
       try {
         if (!await this.#locate()) return
         events = await this.#store.read({ after: this.#position!, limit: PAGE })
+        if (events.length > 0) await this.#settings.checkCredentials()
       } catch {
         return // the store is unreachable: the next wake (a commit, or the watch's poll) tries again
       }
@@ -139,16 +164,11 @@ export class EventFeed {
   }
 
   /**
-   * Serves one stream from `after`: what it missed, from the log, then live. `onEnd` is called once,
-   * whether the reader left, was cut, or the feed stopped.
+   * Serves one stream from its cursor: what it missed, from the log, then live. Catching up takes turns
+   * (catch-up-turns.ts): a page at a time, a few streams at once and one per principal, yielding between
+   * pages, so a replay of the whole log cannot hold the process.
    */
-  async serve (stream: EventStream, onEnd: () => void) {
-    this.#all.add(stream)
-    stream.body.once('close', () => {
-      this.#live.delete(stream)
-      this.#all.delete(stream)
-      onEnd()
-    })
+  async serve (stream: EventStream) {
     try {
       while (!stream.ended && !this.#stopped) {
         // Joining is synchronous with the check: the feed cannot move between them.
@@ -166,7 +186,13 @@ export class EventFeed {
           await sleep(10)
           continue
         }
-        if (!await catchUp(this.#store, stream, PAGE)) stream.cursor = this.#position
+        const done = await this.#turns.take(stream.owner.key)
+        try {
+          if (!stream.ended && !await catchUp(this.#store, stream, PAGE, this.#settings.checkCredentials)) stream.cursor = this.#position
+        } finally {
+          done()
+        }
+        await yieldToOthers()
       }
     } catch {
       stream.end()

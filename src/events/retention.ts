@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { EventStore, WebhookStore } from '../store/store.js'
+import type { EventStore, TokenStore, WebhookStore } from '../store/store.js'
 
 // Small batches, each its own short transaction, with a pause between: writes never wait long.
 const BATCH = 500
@@ -8,6 +8,8 @@ const PAUSE_MS = 50
 export interface RetentionSettings {
   /** Events older than this are deleted (unless a webhook delivery of theirs is pending), and delivery records finished longer ago. */
   retentionMs: number
+  /** Tokens revoked or expired longer ago than this are deleted. */
+  tokenRetentionMs: number
   /** How often the task runs. */
   everyMs: number
   onPruned?: (count: number) => void
@@ -17,18 +19,18 @@ export interface RetentionSettings {
 
 /**
  * The event log's retention, in the background: every `everyMs`, the oldest events past the retention
- * go, batch by batch, and expired stream tickets with them; then the webhook delivery records delivered
+ * go, batch by batch; then the webhook delivery records delivered
  * or given up longer ago (never a pending one; those of a subscription disabled that long are given
- * up). On several instances each runs it; the deletes are idempotent, so they only share the work.
+ * up); then the tokens revoked or expired longer than the token retention ago. On several instances each runs it; the deletes are idempotent, so they only share the work.
  */
 export class Retention {
-  readonly #store: { events: EventStore, webhooks: WebhookStore }
+  readonly #store: { events: EventStore, webhooks: WebhookStore, tokens: TokenStore }
   readonly #settings: RetentionSettings
   #timer: NodeJS.Timeout | undefined
   #running: Promise<void> | undefined
   #stopped = false
 
-  constructor (store: { events: EventStore, webhooks: WebhookStore }, settings: RetentionSettings) {
+  constructor (store: { events: EventStore, webhooks: WebhookStore, tokens: TokenStore }, settings: RetentionSettings) {
     this.#store = store
     this.#settings = settings
   }
@@ -49,13 +51,14 @@ export class Retention {
         if (pruned < BATCH) break
         await sleep(PAUSE_MS)
       }
-      await this.#store.events.pruneTickets()
       for (let after: number | undefined = 0; after !== undefined && !this.#stopped;) {
         const { deleted, next } = await this.#store.webhooks.pruneDeliveries(before, BATCH, after)
         if (deleted > 0) this.#settings.onPrunedDeliveries?.(deleted)
         after = next
         if (after !== undefined) await sleep(PAUSE_MS)
       }
+      const tokensBefore = Date.now() - this.#settings.tokenRetentionMs
+      while (!this.#stopped && await this.#store.tokens.purgeEnded(tokensBefore, BATCH) === BATCH) await sleep(PAUSE_MS)
     } catch (error) {
       this.#settings.onError?.(error)
     }

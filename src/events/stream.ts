@@ -17,17 +17,26 @@ export interface StreamSettings {
  * gap nor a duplicate. A reader that lets more than `bufferBytes` pile up is cut after its last whole
  * event, and resumes from the log with Last-Event-ID.
  */
+/** Whose a stream is: the principal's key (for per-token caps), and what ends it (stream-credentials.ts). */
+export interface StreamOwner {
+  readonly key: string
+  /** The opaque token behind it: its revocation or expiry ends the stream. Null for a JWT. */
+  readonly tokenId: number | null
+  /** When its credential expires (Unix ms); null: never. */
+  readonly expiresAt: number | null
+}
+
 export class EventStream {
   readonly body = new PassThrough()
-  readonly principal: string
+  readonly owner: StreamOwner
   readonly #types: ReadonlySet<PlantEventType> | undefined
   readonly #settings: StreamSettings
   cursor: bigint
   live = false
   #ended = false
 
-  constructor (principal: string, cursor: bigint, types: ReadonlySet<PlantEventType> | undefined, settings: StreamSettings) {
-    this.principal = principal
+  constructor (owner: StreamOwner, cursor: bigint, types: ReadonlySet<PlantEventType> | undefined, settings: StreamSettings) {
+    this.owner = owner
     this.cursor = cursor
     this.#types = types
     this.#settings = settings

@@ -9,6 +9,8 @@ import { AuthFailureLimiter } from '../auth/failure-limiter.js'
 import { answerClientError, MAX_HEADER_BYTES } from './client-errors.js'
 import overload from './overload.js'
 import draining from './draining.js'
+import allowedHosts from './allowed-hosts.js'
+import { limitConnectionsPerAddress } from './connection-limits.js'
 import contract from './contract.js'
 import cors from './cors.js'
 import { optionsRoutes, RouteTable, routeTable } from './allowed-methods.js'
@@ -76,6 +78,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}) {
   // Past this many open connections, node:http closes new ones as they arrive: idle sockets cannot
   // take every file descriptor the process has.
   app.server.maxConnections = config.maxConnections
+  limitConnectionsPerAddress(app.server, config.maxConnectionsPerAddress, config.trustProxy)
   const routes = new RouteTable()
   // First, so that every route declared after it is traced.
   if (options.tracing !== undefined) {
@@ -86,6 +89,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}) {
   await app.register(errorHandler)
   await app.register(draining)
   await app.register(requestId)
+  await app.register(allowedHosts, { listenHost: config.host, publicUrl: config.publicUrl })
   await app.register(cors, { cors: config.cors })
   const failures = new AuthFailureLimiter(config.limits.authFailures)
   await app.register(requestMetrics, { metrics })
@@ -99,7 +103,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}) {
     spans: options.tracing?.spans,
     tracing: options.tracing?.module
   })
-  await app.register(events, { retentionMs: config.events.retentionMs, bufferBytes: config.events.streamBufferBytes, metrics, spans: options.tracing?.spans })
+  await app.register(events, { retentionMs: config.events.retentionMs, tokenRetentionMs: config.events.tokenRetentionMs, bufferBytes: config.events.streamBufferBytes, metrics, spans: options.tracing?.spans })
   metrics.observeWebhooks({ backlog: () => app.store.webhooks.backlog(), concurrency: () => app.webhooks.concurrency() })
   await app.register(overload, { maxEventLoopDelayMs: config.limits.maxEventLoopDelayMs })
   await app.register(auth, { failures, rateLimit: config.limits.perToken, jwt: config.jwt })
@@ -108,7 +112,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}) {
   await app.register(metricsRoutes, { metrics, settings: config.metrics, failures })
   await app.register(operationsRoutes, { publicUrl: config.publicUrl })
   await app.register(plantRoutes, { readCacheBytes: config.caches.readBytes })
-  await app.register(eventRoutes, { maxStreams: config.events.maxStreams, maxStreamsPerToken: config.events.maxStreamsPerToken })
+  await app.register(eventRoutes, { maxStreams: config.events.maxStreams, maxStreamsPerToken: config.events.maxStreamsPerToken, ticketLifetimeMs: config.events.ticketLifetimeMs })
   await app.register(webhookRoutes, { allowPrivate: config.webhooks.allowPrivate, maxPerOwner: config.webhooks.maxPerOwner })
   await app.register(tokenRoutes)
   await app.register(consoleRoutes)

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import { EventFeed } from '../events/feed.js'
 import { Retention } from '../events/retention.js'
+import { StreamCredentials } from '../events/stream-credentials.js'
 import type { Metrics } from '../telemetry/metrics.js'
 import type { Spans } from '../lib/trace-context.js'
 
@@ -12,11 +13,13 @@ const RETENTION_EVERY_MS = 60_000
  * beside the server: both start once the app is ready; at close, every stream is ended after its
  * last whole event before the server drains (streams would otherwise hold it open).
  */
-interface EventsOptions { retentionMs: number, bufferBytes: number, metrics: Metrics, heartbeatMs?: number, spans?: Spans }
+interface EventsOptions { retentionMs: number, tokenRetentionMs: number, bufferBytes: number, metrics: Metrics, heartbeatMs?: number, spans?: Spans }
 
-export default fp<EventsOptions>(async (app, { retentionMs, bufferBytes, metrics, heartbeatMs = HEARTBEAT_MS, spans }) => {
-  const feed = new EventFeed(app.store.events, {
+export default fp<EventsOptions>(async (app, { retentionMs, tokenRetentionMs, bufferBytes, metrics, heartbeatMs = HEARTBEAT_MS, spans }) => {
+  const credentials: StreamCredentials = new StreamCredentials(() => feed.streams, app.store.tokens)
+  const feed: EventFeed = new EventFeed(app.store.events, {
     spans,
+    checkCredentials: () => credentials.check(),
     // A reader this far behind is cut after its last whole event and resumes from the log.
     bufferBytes,
     heartbeatMs,
@@ -29,6 +32,7 @@ export default fp<EventsOptions>(async (app, { retentionMs, bufferBytes, metrics
   const log = app.log.child({ component: 'events' })
   const retention = new Retention(app.store, {
     retentionMs,
+    tokenRetentionMs,
     everyMs: RETENTION_EVERY_MS,
     onPruned: (count) => log.debug({ count }, 'events past the retention deleted'),
     onPrunedDeliveries: (count) => log.debug({ count }, 'webhook delivery records past the retention deleted'),
@@ -38,9 +42,11 @@ export default fp<EventsOptions>(async (app, { retentionMs, bufferBytes, metrics
   app.decorate('events', feed)
   app.addHook('onReady', async () => {
     await feed.start()
+    credentials.start()
     retention.start()
   })
   app.addHook('preClose', async () => {
+    credentials.stop()
     await feed.stop()
     await retention.stop()
   })

@@ -1,12 +1,16 @@
 import type { FastifyInstance } from 'fastify'
-import { generateTicket, hashToken } from '../auth/tokens.js'
+import { issueTicket } from '../auth/tickets.js'
+import { WindowCounter } from '../lib/window-counter.js'
 import { operation } from '../contract/document.js'
 import { SchemaMismatch, TooManyRequests } from '../contract/errors.js'
 import { parseEventTypes, sseReset } from '../contract/events.js'
 
-// A ticket opens streams for this long (an EventSource reconnecting reuses its URL, so its ticket).
-const TICKET_LIFETIME_MS = 10 * 60_000
 const RETRY_MS = 2000
+// Per principal and minute: streams opened, and tickets issued; and tickets live (issued within one
+// ticket lifetime). Beyond them, 429: one token cannot spin streams or tickets to starve the others.
+const STREAM_OPENS_PER_MINUTE = 60
+const TICKETS_PER_MINUTE = 30
+const LIVE_TICKETS = 100
 
 interface StreamQuery { after?: bigint, types?: string, ticket?: string }
 
@@ -18,10 +22,13 @@ function resumeFrom (header: string | string[] | undefined, after: bigint | unde
 }
 
 /** GET /events (Server-Sent Events from the event log) and POST /events/tickets (for EventSource). */
-export default async function eventRoutes (app: FastifyInstance, { maxStreams, maxStreamsPerToken }: {
-  maxStreams: number, maxStreamsPerToken: number
+export default async function eventRoutes (app: FastifyInstance, { maxStreams, maxStreamsPerToken, ticketLifetimeMs }: {
+  maxStreams: number, maxStreamsPerToken: number, ticketLifetimeMs: number
 }) {
   const { store } = app
+  const opens = new WindowCounter(60_000)
+  const ticketsIssued = new WindowCounter(60_000)
+  const ticketsLive = new WindowCounter(ticketLifetimeMs)
 
   const streamEvents = operation('streamEvents')
   app.route({
@@ -31,16 +38,28 @@ export default async function eventRoutes (app: FastifyInstance, { maxStreams, m
       // Closing: a stream that only says when to reconnect (to this address, served by then by another
       // process or this one restarted). Any other status would end a browser's EventSource for good.
       if (app.draining) return reply.header('content-type', 'text/event-stream; charset=utf-8').send(`retry: ${RETRY_MS}\n\n`)
-      const principal = request.principal!.key
+      const principal = request.principal!
       const query = request.query as StreamQuery
       const types = query.types === undefined ? undefined : parseEventTypes(query.types)
       if (types === null) throw new SchemaMismatch('querystring/types must name plant.created, plant.updated or plant.deleted')
       const after = resumeFrom(request.headers['last-event-id'], query.after)
       if (app.events.open >= maxStreams) throw new TooManyRequests(5, `this server has ${maxStreams} streams open; retry later`)
-      if (app.events.openFor(principal) >= maxStreamsPerToken) throw new TooManyRequests(5, `this token has ${maxStreamsPerToken} streams open already`)
-
-      const { deletedThrough, latest } = await store.events.bounds()
-      const stream = app.events.createStream(principal, after ?? latest, types ?? undefined)
+      if (app.events.openFor(principal.key) >= maxStreamsPerToken) throw new TooManyRequests(5, `this token has ${maxStreamsPerToken} streams open already`)
+      if (opens.hit(principal.key) > STREAM_OPENS_PER_MINUTE) {
+        throw new TooManyRequests(opens.retryAfterSeconds(principal.key), `this token opened ${STREAM_OPENS_PER_MINUTE} streams in a minute; retry later`)
+      }
+      // Counted as open from here, before any wait: the caps above cannot be overrun by requests in between.
+      const stream = app.events.createStream(
+        { key: principal.key, tokenId: principal.tokenId, expiresAt: principal.expiresAt?.getTime() ?? null }, 0n, types ?? undefined)
+      let bounds
+      try {
+        bounds = await store.events.bounds()
+      } catch (error) {
+        stream.body.destroy()
+        throw error
+      }
+      const { deletedThrough, latest } = bounds
+      stream.cursor = after ?? latest
       stream.raw(`retry: ${RETRY_MS}\n\n`)
       if (after !== undefined && (after < deletedThrough || after > latest)) {
         // Below what retention deleted (or from another log): some events are gone; the client re-lists.
@@ -48,7 +67,7 @@ export default async function eventRoutes (app: FastifyInstance, { maxStreams, m
         stream.cursor = after > latest ? latest : deletedThrough
       }
       reply.raw.once('close', () => stream.end())
-      app.events.serve(stream, () => {}).catch(() => stream.end())
+      app.events.serve(stream).catch(() => stream.end())
       return reply
         .header('content-type', 'text/event-stream; charset=utf-8')
         // Proxies must pass each event on as it comes.
@@ -61,16 +80,16 @@ export default async function eventRoutes (app: FastifyInstance, { maxStreams, m
     ...operation('createEventTicket'),
     handler: async (request, reply) => {
       const principal = request.principal!
-      const ticket = generateTicket()
-      const expiresAt = new Date(Date.now() + TICKET_LIFETIME_MS)
-      const tokenId = /^token:(\d+)$/.exec(principal.key)?.[1]
-      await store.events.addTicket({
-        hash: hashToken(ticket),
-        tokenId: tokenId === undefined ? null : Number(tokenId),
-        principal: principal.key,
-        scopes: principal.scopes,
-        expiresAt
-      })
+      if (ticketsIssued.hit(principal.key) > TICKETS_PER_MINUTE) {
+        throw new TooManyRequests(ticketsIssued.retryAfterSeconds(principal.key), `this token was issued ${TICKETS_PER_MINUTE} tickets in a minute; retry later`)
+      }
+      if (ticketsLive.hit(principal.key) > LIVE_TICKETS) {
+        throw new TooManyRequests(ticketsLive.retryAfterSeconds(principal.key), `this token holds ${LIVE_TICKETS} live tickets; reuse one`)
+      }
+      // A ticket never outlives its credential.
+      const own = principal.expiresAt?.getTime() ?? Infinity
+      const expiresAt = new Date(Math.min(Date.now() + ticketLifetimeMs, own))
+      const ticket = issueTicket(await store.events.ticketKey(), principal, expiresAt)
       return reply.code(201).send({ ticket, expiresAt: expiresAt.toISOString() })
     }
   })

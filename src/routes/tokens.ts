@@ -45,7 +45,15 @@ export default async function tokenRoutes (app: FastifyInstance) {
 
   app.route({
     ...operation('listTokens'),
-    handler: async () => (await tokens.list()).map(tokenView)
+    handler: async (request, reply) => {
+      const { limit, after } = request.query as { limit: number, after?: bigint }
+      const from = after === undefined ? 0 : after > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(after)
+      // One more than asked tells whether a next page exists.
+      const list = await tokens.list({ after: from, limit: limit + 1 })
+      const page = list.slice(0, limit)
+      if (list.length > limit) reply.header('link', `</tokens?limit=${limit}&after=${page.at(-1)!.id}>; rel="next"`)
+      return page.map(tokenView)
+    }
   })
 
   app.route({
@@ -84,6 +92,8 @@ export default async function tokenRoutes (app: FastifyInstance) {
       const missing = missingScope(request, target.scopes)
       if (missing !== undefined) throw new InsufficientScope(missing)
       await tokens.revokeById(target.id)
+      // Its subscriptions were disabled with it: this instance's lanes follow at once, others at their next poll.
+      await app.webhooks.refresh()
       return reply.code(204).send()
     }
   })

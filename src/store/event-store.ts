@@ -1,5 +1,4 @@
 import type { LoggedEvent } from '../contract/events.js'
-import type { Scope } from './token-store.js'
 
 export type { LoggedEvent } from '../contract/events.js'
 
@@ -13,16 +12,6 @@ export interface EventQuery {
   /** Only events after this sequence. */
   after: bigint
   limit: number
-}
-
-/** A stream ticket, as the store keeps it (only its hash). */
-export interface TicketRecord {
-  hash: Buffer
-  /** The opaque token it was made with (null for a JWT), looked up again at each use. */
-  tokenId: number | null
-  principal: string
-  scopes: Scope[]
-  expiresAt: Date
 }
 
 /** The event log's readers' side: the plant writes append to it (see each dialect's outbox). */
@@ -41,11 +30,8 @@ export interface EventStore {
    * by the caller); answers a function that stops watching.
    */
   watch (onChange: () => void): () => void
-  addTicket (ticket: TicketRecord): Promise<void>
-  /** The ticket if it exists, has not expired, and (for an opaque token) its token is neither revoked nor expired. */
-  findTicket (hash: Buffer, now?: number): Promise<TicketRecord | undefined>
-  /** Removes expired tickets; answers how many. */
-  pruneTickets (now?: number): Promise<number>
+  /** The key stream tickets are signed with (auth/tickets.ts), the same for every process on the store. */
+  ticketKey (): Promise<Buffer>
 }
 
 /** An event as retention looks at it. */

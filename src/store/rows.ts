@@ -1,7 +1,7 @@
 import { eventTypesOf } from '../contract/webhook.js'
 import { signingSecrets } from './store.js'
 import type { AgedDelivery } from './webhook-bookkeeping.js'
-import type { Delivery, DeliveryReport, LoggedEvent, Scope, Subscription, TicketRecord, TokenRecord } from './store.js'
+import type { Delivery, DeliveryReport, LoggedEvent, Scope, Subscription, TokenRecord } from './store.js'
 import type { DeliveryRow } from './delivery-handoff.js'
 
 export type { DeliveryRow } from './delivery-handoff.js'
@@ -174,26 +174,3 @@ export interface EventRow { sequence: bigint, type: LoggedEvent['type'], message
 export const toLoggedEvent = (row: EventRow): LoggedEvent =>
   ({ sequence: row.sequence, type: row.type, messageId: row.message_id, data: row.data, createdAt: Number(row.created_at), traceParent: row.trace_parent })
 
-/** A ticket with its token's state (joined), as both dialects read it. */
-export interface TicketRow {
-  hash: Buffer,
-  token_id: bigint | null,
-  principal: string,
-  scopes: string,
-  expires_at: bigint,
-  revoked_at: bigint | null,
-  token_expires_at: bigint | null
-}
-
-/** A ticket row that may still open a stream: unexpired, and its opaque token (if any) neither revoked nor expired nor gone. */
-export function usableTicket (row: TicketRow, now: number): TicketRecord | undefined {
-  if (Number(row.expires_at) <= now) return undefined
-  if (row.token_id !== null && (row.revoked_at !== null || (row.token_expires_at !== null && Number(row.token_expires_at) <= now))) return undefined
-  return {
-    hash: row.hash,
-    tokenId: row.token_id === null ? null : Number(row.token_id),
-    principal: row.principal,
-    scopes: row.scopes.split(' ') as Scope[],
-    expiresAt: new Date(Number(row.expires_at))
-  }
-}

@@ -44,6 +44,12 @@ export interface NewToken {
   expiresAt: Date | null
 }
 
+/** A keyset page of tokens: those after the id `after`, at most `limit`. */
+export interface TokenPage { after?: number, limit?: number }
+
+/** Why a subscription was disabled when its owner's token was revoked (its health's lastError). */
+export const OWNER_REVOKED = 'disabled: the token that owns this subscription was revoked'
+
 /** API tokens: only their SHA-256 hashes are stored. */
 export interface TokenStore {
   /** The token with this hash, through the cache (token-cache.ts), with how long it may be trusted. */
@@ -58,12 +64,19 @@ export interface TokenStore {
   find (id: number): Promise<TokenRecord | undefined>
   /** How many tokens are neither revoked nor expired. */
   countActive (): Promise<number>
-  /** Every token, with this process's uses written down first. */
-  list (): Promise<TokenRecord[]>
-  /** Revokes by name or numeric id; answers the revoked token, or undefined when none matched. */
-  revoke (nameOrId: string): Promise<TokenRecord | undefined>
-  /** Revokes the token with this id only (a name that looks like a number is not it). */
+  /** Tokens in id order (all of them unless paged), with this process's uses written down first. */
+  list (page?: TokenPage): Promise<TokenRecord[]>
+  /**
+   * Revokes the token with exactly this name and, in the same transaction, disables the subscriptions
+   * it owns (OWNER_REVOKED); answers the token, or undefined when none has the name.
+   */
+  revokeByName (name: string): Promise<TokenRecord | undefined>
+  /** As revokeByName, by id. */
   revokeById (id: number): Promise<TokenRecord | undefined>
+  /** Of `ids`, those whose tokens are neither revoked nor expired now (a stream's credential check). */
+  activeIds (ids: readonly number[]): Promise<Set<number>>
+  /** Deletes up to `max` tokens revoked or expired before `before` (Unix ms); answers how many went. */
+  purgeEnded (before: number, max: number): Promise<number>
   /** Notes that a request authenticated with it; written to the store within a minute (TokenUsage). */
   recordUse (id: number): void
   /** Writes the uses noted so far, and stops noting. */

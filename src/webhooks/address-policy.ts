@@ -67,20 +67,20 @@ export async function checkWebhookUrl (text: string, allowPrivate: boolean): Pro
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new WebhookUrlRefused(`only http:// and https:// URLs receive webhooks, not ${url.protocol}`)
   if (allowPrivate) return url.href
   const host = hostOf(url)
-  if (host === 'localhost' || host.endsWith('.localhost')) throw new WebhookUrlRefused(`${host} is a loopback host; ${ALLOW_PRIVATE_HINT}`)
+  // One text for every refusal of a host, so that the answer never tells which names exist (a DNS oracle).
+  const refused = new WebhookUrlRefused(`${host} is not, or does not resolve to, a public address; ${ALLOW_PRIVATE_HINT}`)
+  if (host === 'localhost' || host.endsWith('.localhost')) throw refused
   if (ipaddr.isValid(host)) {
-    if (!isPublicAddress(host)) throw new WebhookUrlRefused(`${host} is not a public address; ${ALLOW_PRIVATE_HINT}`)
+    if (!isPublicAddress(host)) throw refused
     return url.href
   }
   let addresses: LookupAddress[]
   try {
     addresses = await lookupAsync(host, { all: true })
   } catch {
-    throw new WebhookUrlRefused(`${host} does not resolve`)
+    throw refused
   }
-  if (addresses.some((entry) => !isPublicAddress(entry.address))) {
-    throw new WebhookUrlRefused(`${host} resolves to an address that is not public; ${ALLOW_PRIVATE_HINT}`)
-  }
+  if (addresses.some((entry) => !isPublicAddress(entry.address))) throw refused
   return url.href
 }
 

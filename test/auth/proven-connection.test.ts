@@ -37,14 +37,14 @@ for (const [db, url] of Object.entries(DATABASES)) {
     assert.equal(await status(`${second.slice(0, -1)}${second.endsWith('A') ? 'B' : 'A'}`), 401, 'one character off the proven token')
     assert.equal(await status(first), 404)
 
-    await app.store.tokens.revoke('first')
+    await app.store.tokens.revokeByName('first')
     assert.equal(await status(first), 401, 'revoked through this process: refused on the next request')
     assert.equal(await status(second), 404)
 
     assert.equal(await status(third), 404)
     const other = await openStore(parseDatabaseUrl(database))
     t.after(() => other.close())
-    await other.tokens.revoke('third')
+    await other.tokens.revokeByName('third')
     const revokedAt = Date.now()
     while (await status(third) === 404) {
       assert.ok(Date.now() - revokedAt < 1000, 'revoked by another connection: refused within a second')

@@ -5,6 +5,9 @@ import type { StoreEvent } from '@plantstore/client'
 import { build, createToken, DATABASES } from '../helper.js'
 import { openStream, sequences } from '../sse.js'
 
+/** A stream owner with no token behind it and no expiry (the feed's own tests). */
+const owner = (key: string) => ({ key, tokenId: null, expiresAt: null })
+
 /** Every event of the log, read from the start in one go (the reference a stream is compared with). */
 async function wholeLog (base: string, token: string, end: number) {
   const all = await openStream(`${base}/events?after=0`, { authorization: `Bearer ${token}` })
@@ -69,10 +72,10 @@ for (const [db, database] of Object.entries(DATABASES)) {
         if (++calls === 2) await held
         return bounds()
       }
-      const stream = app.events.createStream('reader', latest, undefined)
+      const stream = app.events.createStream(owner('reader'), latest, undefined)
       let received = ''
       stream.body.on('data', (chunk) => { received += String(chunk) })
-      const serving = app.events.serve(stream, () => {}) // reads the bounds first, and goes live at them
+      const serving = app.events.serve(stream) // reads the bounds first, and goes live at them
       app.events.wake() // the feed's tail reads them second
       await serving
       assert.ok(stream.live)
@@ -94,9 +97,9 @@ for (const [db, database] of Object.entries(DATABASES)) {
       const base = await app.listen({ port: 0, host: '127.0.0.1' })
       const token = await createToken(app)
       // A stream whose reader reads nothing (a socket's kernel buffers would hold megabytes first).
-      const stream = app.events.createStream('slow reader', 0n, undefined)
+      const stream = app.events.createStream(owner('slow reader'), 0n, undefined)
       // Live before anything is written (a stream still catching up waits for its reader instead).
-      await app.events.serve(stream, () => {})
+      await app.events.serve(stream)
       const name = 'x'.repeat(250)
       for (let batch = 0; batch < 40 && !stream.ended; batch++) {
         await Promise.all(Array.from({ length: 50 }, (_, i) => app.store.plants.create({ id: BigInt(batch * 50 + i), name })))
@@ -158,10 +161,10 @@ for (const [db, database] of Object.entries(DATABASES)) {
         pruned ??= await log.prune(Date.now() + 1000, 10)
         return read(query)
       }
-      const stream = app.events.createStream('reader', 5n, undefined)
+      const stream = app.events.createStream(owner('reader'), 5n, undefined)
       let received = ''
       stream.body.on('data', (chunk) => { received += String(chunk) })
-      await app.events.serve(stream, () => {})
+      await app.events.serve(stream)
       stream.end()
       assert.equal(pruned, 10)
       assert.match(received, /^event: reset\ndata: \{"oldest":11,"relist":"\/plants"\}\n\nid: 11\n/)

@@ -151,7 +151,7 @@ for (const [db, database] of Object.entries(DATABASES)) {
       }
       const { status, body } = await ticketOf(reader)
       assert.equal(status, 201)
-      assert.match(body.ticket, /^pst_[A-Za-z0-9_-]{43}$/)
+      assert.match(body.ticket, /^pst_[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/)
       assert.ok(Math.abs(Date.parse(body.expiresAt) - Date.now() - 600_000) < 5000)
       const viaTicket = await openStream(`${base}/events?after=0&ticket=${body.ticket}`)
       closeAll(t, viaTicket)
@@ -164,15 +164,22 @@ for (const [db, database] of Object.entries(DATABASES)) {
       const writer = await createToken(app, { scopes: ['plants:write'], name: 'writer' })
       assert.equal((await ticketOf(writer)).status, 403)
       // Revoked: its tickets are refused from then on.
-      await app.store.tokens.revoke('reader')
+      await app.store.tokens.revokeByName('reader')
       const refused = await fetch(`${base}/events?ticket=${body.ticket}`)
       assert.equal(refused.status, 401)
       assert.equal(((await refused.json()) as { error: number }).error, 2001)
       assert.equal((await fetch(`${base}/events?ticket=pst_${'A'.repeat(43)}`)).status, 401)
-      const expired = `pst_${'B'.repeat(43)}`
-      const { hashToken } = await import('../../src/auth/tokens.js')
-      await app.store.events.addTicket({ hash: hashToken(expired), tokenId: null, principal: 'jwt:x', scopes: ['plants:read'], expiresAt: new Date(Date.now() - 1) })
+      // Signed with the store's key, but expired; and one signed with another key.
+      const { issueTicket } = await import('../../src/auth/tickets.js')
+      const jwt = { key: 'jwt:x|y', name: 'y', scopes: ['plants:read' as const], tokenId: null, expiresAt: null }
+      const expired = issueTicket(await app.store.events.ticketKey(), jwt, new Date(Date.now() - 1))
       assert.equal((await fetch(`${base}/events?ticket=${expired}`)).status, 401)
+      const forged = issueTicket(Buffer.alloc(32), jwt, new Date(Date.now() + 60_000))
+      assert.equal((await fetch(`${base}/events?ticket=${forged}`)).status, 401)
+      const valid = issueTicket(await app.store.events.ticketKey(), jwt, new Date(Date.now() + 60_000))
+      const opened = await fetch(`${base}/events?ticket=${valid}`)
+      assert.equal(opened.status, 200, 'the same claims, signed with the store key and unexpired')
+      await opened.body?.cancel()
     })
 
     test('streams are limited per token and in all (429 code 4000); closing one frees its place', async (t) => {

@@ -30,7 +30,7 @@ for (const [db, database] of Object.entries(DATABASES)) {
 
       // Everything is older than a retention of zero, once a millisecond has passed.
       await new Promise((resolve) => setTimeout(resolve, 5))
-      const retention = new Retention(app.store, { retentionMs: 0, everyMs: 3_600_000 })
+      const retention = new Retention(app.store, { retentionMs: 0, tokenRetentionMs: 3_600_000, everyMs: 3_600_000 })
       await retention.run()
       assert.deepEqual(await states(healthy.id), [], 'delivered records deleted')
       assert.deepEqual(await states(down.id), ['failed', 'failed', 'failed', 'failed'], 'failed records, to be retried, kept')

@@ -1,7 +1,7 @@
 import { prunableThrough } from '../event-store.js'
-import { toLoggedEvent, usableTicket } from '../rows.js'
-import type { EventRow, TicketRow } from '../rows.js'
-import type { EventQuery, EventStore, TicketRecord } from '../event-store.js'
+import { toLoggedEvent } from '../rows.js'
+import type { EventRow } from '../rows.js'
+import type { EventQuery, EventStore } from '../event-store.js'
 import type { PostgresDatabase } from './database.js'
 import { Listener } from './listener.js'
 import { LOG_POSITION_SQL } from './outbox.js'
@@ -20,6 +20,7 @@ export class PostgresEvents implements EventStore {
   readonly #watchers = new Set<() => void>()
   #listener: Listener | undefined
   #poll: NodeJS.Timeout | undefined
+  #ticketKey: Promise<Buffer> | undefined
 
   constructor (db: PostgresDatabase, url: string) {
     this.#db = db
@@ -66,20 +67,11 @@ export class PostgresEvents implements EventStore {
     }
   }
 
-  async addTicket (ticket: TicketRecord) {
-    await this.#db.query('INSERT INTO event_tickets (hash, token_id, principal, scopes, expires_at) VALUES ($1, $2, $3, $4, $5)',
-      [ticket.hash, ticket.tokenId, ticket.principal, ticket.scopes.join(' '), ticket.expiresAt.getTime()])
-  }
-
-  async findTicket (hash: Buffer, now = Date.now()) {
-    const [row] = await this.#db.query<TicketRow>(`SELECT t.*, k.revoked_at, k.expires_at AS token_expires_at
-      FROM event_tickets t LEFT JOIN tokens k ON k.id = t.token_id WHERE t.hash = $1`, [hash])
-    return row === undefined ? undefined : usableTicket(row, now)
-  }
-
-  async pruneTickets (now = Date.now()) {
-    return (await this.#db.query<{ n: bigint }>('WITH gone AS (DELETE FROM event_tickets WHERE expires_at <= $1 RETURNING 1) SELECT count(*) AS n FROM gone', [now]))
-      .map((row) => Number(row.n))[0] ?? 0
+  async ticketKey () {
+    // Made once by a migration and never changed: read once (again only after a failed read).
+    this.#ticketKey ??= this.#db.query<{ key: Buffer }>('SELECT key FROM ticket_keys WHERE id = 1').then(([row]) => row!.key)
+    this.#ticketKey.catch(() => { this.#ticketKey = undefined })
+    return this.#ticketKey
   }
 
   async close () {

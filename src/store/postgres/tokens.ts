@@ -3,7 +3,8 @@ import type { PoolClient } from 'pg'
 import { toToken, toTokenWithHash } from '../rows.js'
 import type { TokenRow } from '../rows.js'
 import { TokenNameTaken } from '../errors.js'
-import type { FoundToken, NewToken, TokenStore } from '../store.js'
+import { OWNER_REVOKED } from '../store.js'
+import type { FoundToken, NewToken, TokenPage, TokenStore } from '../store.js'
 import type { PostgresDatabase } from './database.js'
 import type { TokenCache } from '../token-cache.js'
 import { TokenUsage } from '../token-usage.js'
@@ -72,23 +73,45 @@ export class PostgresTokens implements TokenStore {
     return Number(row!.count)
   }
 
-  async list () {
+  async list (page: TokenPage = {}) {
     await this.#usage.flush()
-    return (await this.#db.query<TokenRow>('SELECT * FROM tokens ORDER BY id')).map(toToken)
+    return (await this.#db.query<TokenRow>('SELECT * FROM tokens WHERE id > $1 ORDER BY id LIMIT $2', [page.after ?? 0, page.limit ?? null])).map(toToken)
   }
 
-  async revoke (nameOrId: string) {
-    const id = /^\d{1,18}$/.test(nameOrId) ? nameOrId : null
-    const [row] = await this.#db.query<TokenRow>(`UPDATE tokens SET revoked_at = coalesce(revoked_at, $1)
-      WHERE name = $2 OR id = $3::bigint RETURNING *`, [Date.now(), nameOrId, id])
-    this.#cache.clear()
-    return row === undefined ? undefined : toToken(row)
+  async revokeByName (name: string) {
+    return this.#revoke('name = $2', name)
   }
 
   async revokeById (id: number) {
-    const [row] = await this.#db.query<TokenRow>('UPDATE tokens SET revoked_at = coalesce(revoked_at, $1) WHERE id = $2 RETURNING *', [Date.now(), id])
+    return this.#revoke('id = $2', id)
+  }
+
+  /** Revokes the token `where` finds and, in the same transaction, disables the subscriptions it owns. */
+  async #revoke (where: string, value: string | number) {
+    const row = await this.#db.transaction(async (client) => {
+      const now = Date.now()
+      const { rows: [revoked] } = await client.query<TokenRow>(`UPDATE tokens SET revoked_at = coalesce(revoked_at, $1) WHERE ${where} RETURNING *`, [now, value])
+      if (revoked === undefined) return undefined
+      await client.query(`UPDATE webhook_subscriptions SET disabled_at = $1, last_error = $2
+        WHERE owner = $3 AND removed_at IS NULL AND disabled_at IS NULL`, [now, OWNER_REVOKED, `token:${revoked.id}`])
+      return revoked
+    })
     this.#cache.clear()
     return row === undefined ? undefined : toToken(row)
+  }
+
+  async activeIds (ids: readonly number[]) {
+    if (ids.length === 0) return new Set<number>()
+    const rows = await this.#db.query<{ id: string }>(`SELECT id FROM tokens WHERE id = ANY($1::bigint[])
+      AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)`, [ids, Date.now()])
+    return new Set(rows.map((row) => Number(row.id)))
+  }
+
+  async purgeEnded (before: number, max: number) {
+    const [row] = await this.#db.query<{ n: string }>(`WITH gone AS (DELETE FROM tokens WHERE id IN (SELECT id FROM tokens
+      WHERE (revoked_at IS NOT NULL OR expires_at IS NOT NULL) AND coalesce(revoked_at, expires_at) < $1 LIMIT $2) RETURNING 1)
+      SELECT count(*) AS n FROM gone`, [before, max])
+    return Number(row!.n)
   }
 
   async #insert (client: pg.Pool | PoolClient, token: NewToken) {

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs'
+import { closeSync, existsSync, openSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import type { BulkStore, ImportOptions, ImportResult, Plant, PlantRecord, Row, StoreMetadata } from '../store.js'
 import { guard } from './connection.js'
@@ -98,10 +98,14 @@ export class SqliteBulk implements BulkStore {
 
   async backup (path: string) {
     if (existsSync(path)) throw new Error(`${path} exists; back up to a new file`)
+    // Owner-only, as the store: it holds webhook secrets. SQLite writes into the empty file as it is.
+    closeSync(openSync(path, 'wx', 0o600))
     // All pages in one step: a restarted step (another connection wrote meanwhile) could never end.
     const { totalPages } = await this.#db.backup(path, { progress: () => 0x7fffffff })
-    const copy = new Database(path, { readonly: true })
+    const copy = new Database(path)
     try {
+      // The copy is one file: out of WAL mode, so that no -wal or -shm is left beside it.
+      copy.pragma('journal_mode = DELETE')
       const check = copy.pragma('integrity_check', { simple: true })
       if (check !== 'ok') throw new Error(`the backup at ${path} failed its integrity check: ${String(check)}`)
     } finally {

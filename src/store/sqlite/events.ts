@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3'
 import type { GroupCommit } from '../group-commit.js'
-import type { EventQuery, EventStore, TicketRecord } from '../event-store.js'
-import { toLoggedEvent, usableTicket } from '../rows.js'
-import type { EventRow, TicketRow } from '../rows.js'
+import type { EventQuery, EventStore } from '../event-store.js'
+import { toLoggedEvent } from '../rows.js'
+import type { EventRow } from '../rows.js'
 import { guard, opaqueInteger, Statements } from './connection.js'
 import { changedElsewhere } from './data-version.js'
 import { LOG_POSITION_SQL } from './outbox.js'
@@ -19,6 +19,7 @@ export class SqliteEvents implements EventStore {
   readonly #db: Database.Database
   readonly #sql: Statements
   readonly #writes: GroupCommit<WriteJob, WriteResult>
+  #ticketKey: Buffer | undefined
 
   constructor (db: Database.Database, writes: GroupCommit<WriteJob, WriteResult>) {
     this.#db = db
@@ -56,18 +57,9 @@ export class SqliteEvents implements EventStore {
     return () => clearInterval(timer)
   }
 
-  async addTicket (ticket: TicketRecord) {
-    guard(() => this.#sql.get('INSERT INTO event_tickets (hash, token_id, principal, scopes, expires_at) VALUES (?, ?, ?, ?, ?)')
-      .run(ticket.hash, ticket.tokenId, ticket.principal, ticket.scopes.join(' '), ticket.expiresAt.getTime()))
-  }
-
-  async findTicket (hash: Buffer, now = Date.now()) {
-    const row = guard(() => this.#sql.get<[Buffer], TicketRow>(`SELECT t.*, k.revoked_at, k.expires_at AS token_expires_at
-      FROM event_tickets t LEFT JOIN tokens k ON k.id = t.token_id WHERE t.hash = ?`).get(hash))
-    return row === undefined ? undefined : usableTicket(row, now)
-  }
-
-  async pruneTickets (now = Date.now()) {
-    return guard(() => this.#sql.get('DELETE FROM event_tickets WHERE expires_at <= ?').run(now).changes)
+  async ticketKey () {
+    // Made once by a migration and never changed: read once.
+    this.#ticketKey ??= guard(() => this.#sql.get<[], { key: Buffer }>('SELECT key FROM ticket_keys WHERE id = 1').get()!.key)
+    return this.#ticketKey
   }
 }

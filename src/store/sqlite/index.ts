@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs'
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { GroupCommit } from '../group-commit.js'
 import { StoreMissing } from '../errors.js'
@@ -40,6 +40,8 @@ export function openSqlite (options: SqliteOptions): Store {
   if (options.path !== ':memory:') {
     if (options.create === false && !existsSync(options.path)) throw new StoreMissing(options.path)
     mkdirSync(dirname(options.path), { recursive: true })
+    // A new store is owner-only (it holds webhook secrets); SQLite gives its -wal and -shm the same mode.
+    closeSync(openSync(options.path, 'a', 0o600))
   }
   const synchronous = options.synchronous ?? 'FULL'
   const db = connect(options.path, synchronous)

@@ -2,7 +2,8 @@ import type Database from 'better-sqlite3'
 import { toToken, toTokenWithHash } from '../rows.js'
 import type { TokenRow } from '../rows.js'
 import { TokenNameTaken } from '../errors.js'
-import type { FoundToken, NewToken, TokenStore } from '../store.js'
+import { OWNER_REVOKED } from '../store.js'
+import type { FoundToken, NewToken, TokenPage, TokenStore } from '../store.js'
 import { guard, Statements } from './connection.js'
 import { TokenCache } from '../token-cache.js'
 import { changedElsewhere } from './data-version.js'
@@ -80,27 +81,44 @@ export class SqliteTokens implements TokenStore {
       'SELECT count(*) AS count FROM tokens WHERE revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)').get(Date.now())!.count))
   }
 
-  async list () {
+  async list (page: TokenPage = {}) {
     await this.#usage.flush()
-    return guard(() => this.#sql.get<[], TokenRow>('SELECT * FROM tokens ORDER BY id').all().map(toToken))
+    return guard(() => this.#sql.get<[number, number], TokenRow>('SELECT * FROM tokens WHERE id > ? ORDER BY id LIMIT ?')
+      .all(page.after ?? 0, page.limit ?? -1).map(toToken))
   }
 
-  async revoke (nameOrId: string) {
-    this.#cache.clear()
-    return guard(() => {
-      const row = this.#sql.get<unknown[], TokenRow>(`UPDATE tokens SET revoked_at = coalesce(revoked_at, ?)
-        WHERE name = ? OR (? GLOB '[0-9]*' AND id = CAST(? AS INTEGER)) RETURNING *`)
-        .get(Date.now(), nameOrId, nameOrId, nameOrId)
-      return row === undefined ? undefined : toToken(row)
-    })
+  async revokeByName (name: string) {
+    return this.#revoke('name = ?', name)
   }
 
   async revokeById (id: number) {
+    return this.#revoke('id = ?', id)
+  }
+
+  /** Revokes the token `where` finds and, in the same transaction, disables the subscriptions it owns. */
+  #revoke (where: string, value: string | number) {
     this.#cache.clear()
-    return guard(() => {
-      const row = this.#sql.get<unknown[], TokenRow>('UPDATE tokens SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? RETURNING *').get(Date.now(), id)
-      return row === undefined ? undefined : toToken(row)
+    const revoke = this.#db.transaction(() => {
+      const now = Date.now()
+      const row = this.#sql.get<unknown[], TokenRow>(`UPDATE tokens SET revoked_at = coalesce(revoked_at, ?) WHERE ${where} RETURNING *`).get(now, value)
+      if (row === undefined) return undefined
+      this.#sql.get(`UPDATE webhook_subscriptions SET disabled_at = ?, last_error = ?
+        WHERE owner = ? AND removed_at IS NULL AND disabled_at IS NULL`).run(now, OWNER_REVOKED, `token:${row.id}`)
+      return toToken(row)
     })
+    return guard(() => revoke.immediate())
+  }
+
+  async activeIds (ids: readonly number[]) {
+    if (ids.length === 0) return new Set<number>()
+    const rows = guard(() => this.#sql.get<[string, number], { id: bigint }>(`SELECT id FROM tokens WHERE id IN (SELECT value FROM json_each(?))
+      AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)`).all(JSON.stringify(ids), Date.now()))
+    return new Set(rows.map((row) => Number(row.id)))
+  }
+
+  async purgeEnded (before: number, max: number) {
+    return guard(() => this.#sql.get<[number, number], never>(`DELETE FROM tokens WHERE id IN (SELECT id FROM tokens
+      WHERE (revoked_at IS NOT NULL OR expires_at IS NOT NULL) AND coalesce(revoked_at, expires_at) < ? LIMIT ?)`).run(before, max).changes)
   }
 
   #insert (token: NewToken) {
