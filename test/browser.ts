@@ -1,6 +1,8 @@
 /// <reference lib="dom" />
 import assert from 'node:assert/strict'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { createRequire } from 'node:module'
 import type { TestContext } from 'node:test'
 import { chromium } from 'playwright-core'
@@ -9,6 +11,13 @@ import { newDatabase, run, serve, stop } from './executable.js'
 import { freePort } from './receiver.js'
 
 const CHROMIUM = '/usr/bin/chromium'
+// The docs' screenshots are remade on purpose (npm run docs:screenshots); a test run writes its own under a temporary folder.
+const SCREENSHOTS = process.env.PLANTSTORE_DOCS_SCREENSHOTS === '1' ? 'docs' : mkdtempSync(join(tmpdir(), 'plantstore-screenshots-'))
+
+/** A screenshot named `name` (`console-plants.png`): into docs/ for npm run docs:screenshots, else a temporary folder. */
+export async function screenshot (page: Page, name: string, options: { fullPage?: boolean } = {}) {
+  await page.screenshot({ path: join(SCREENSHOTS, name), ...options })
+}
 export const skip = !existsSync(CHROMIUM) && process.env.CI === undefined ? 'no /usr/bin/chromium (apt-get install chromium)' : false
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')

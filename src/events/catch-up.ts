@@ -2,6 +2,7 @@ import { sseReset } from '../contract/events.js'
 import type { EventStore } from '../store/store.js'
 import { formatBatch } from './batch.js'
 import type { EventStream } from './stream.js'
+import type { CatchUpTurns } from './catch-up-turns.js'
 
 /**
  * One step of a stream catching up: the page of the log after its cursor, written to it. Retention may
@@ -24,4 +25,17 @@ export async function catchUp (store: EventStore, stream: EventStream, limit: nu
   if (events.length === 0) return false
   stream.write(formatBatch(events))
   return true
+}
+
+/**
+ * One step of catching up, in the stream's turn (catch-up-turns.ts): a page, or nothing for a stream
+ * that ended while it waited. Answers false when the log had nothing after its cursor.
+ */
+export async function catchUpInTurn (store: EventStore, stream: EventStream, limit: number, turns: CatchUpTurns, checkCredentials: () => Promise<void>) {
+  const done = await turns.take(stream.owner.key)
+  try {
+    return stream.ended || await catchUp(store, stream, limit, checkCredentials)
+  } finally {
+    done()
+  }
 }

@@ -2,11 +2,13 @@ import { setImmediate as yieldToOthers, setTimeout as sleep } from 'node:timers/
 import type { LoggedEvent, PlantEventType } from '../contract/events.js'
 import type { EventStore } from '../store/store.js'
 import { formatBatch } from './batch.js'
-import { catchUp } from './catch-up.js'
+import { catchUpInTurn } from './catch-up.js'
 import { EventStream } from './stream.js'
 import type { StreamOwner } from './stream.js'
 import { CatchUpTurns } from './catch-up-turns.js'
+import { OpenStreams } from './open-streams.js'
 import type { Spans } from '../lib/trace-context.js'
+import { CoalescedTask } from '../lib/coalesced-task.js'
 import type { StreamSettings } from './stream.js'
 
 // Events read from the log at a time, by the feed and by a stream catching up.
@@ -44,14 +46,11 @@ export class EventFeed {
   readonly #store: EventStore
   readonly #settings: FeedSettings
   readonly #live = new Set<EventStream>()
-  readonly #all = new Set<EventStream>()
+  readonly #all = new OpenStreams()
   readonly #turns = new CatchUpTurns(CATCH_UP_AT_ONCE)
   /** Undefined until the log's bounds could be read (the store may be down at start), and while no stream is open. */
   #position: bigint | undefined
-  #tailing: Promise<void> | undefined
-  #again = false
-  #lastReadAt = 0
-  #scheduled: NodeJS.Timeout | undefined
+  readonly #tailing = new CoalescedTask(() => this.#tail(), MIN_READ_GAP_MS)
   #unwatch: (() => void) | undefined
   #heartbeat: NodeJS.Timeout | undefined
   #stopped = false
@@ -74,19 +73,13 @@ export class EventFeed {
    */
   createStream (owner: StreamOwner, cursor: bigint, types: ReadonlySet<PlantEventType> | undefined) {
     const stream = new EventStream(owner, cursor, types, this.#settings)
-    this.#all.add(stream)
-    stream.body.once('close', () => {
-      this.#live.delete(stream)
-      this.#all.delete(stream)
-    })
+    this.#all.add(stream, () => this.#live.delete(stream))
     return stream
   }
 
   /** Streams open now for one principal. */
   openFor (key: string) {
-    let count = 0
-    for (const stream of this.#all) if (stream.owner.key === key) count++
-    return count
+    return this.#all.countFor(key)
   }
 
   /** Every stream open now, live or catching up. */
@@ -101,46 +94,27 @@ export class EventFeed {
 
   /** Something may have been committed: read the log past the position, soon (calls coalesce). */
   wake () {
-    if (this.#stopped || this.#scheduled !== undefined) return
-    if (this.#tailing !== undefined) {
-      this.#again = true
-      return
-    }
-    const wait = this.#lastReadAt + MIN_READ_GAP_MS - Date.now()
-    if (wait > 0) {
-      this.#scheduled = setTimeout(() => {
-        this.#scheduled = undefined
-        this.wake()
-      }, wait)
-      return
-    }
-    this.#tailing = this.#tail().finally(() => {
-      this.#tailing = undefined
-      if (this.#again) {
-        this.#again = false
-        this.wake()
-      }
-    })
+    this.#tailing.wake()
   }
 
-  async #tail () {
+  /** Reads the log past the position and fans it out; answers false when it read nothing (no stream open). */
+  async #tail (): Promise<boolean> {
     for (;;) {
       // With no stream open, nothing is read: the position is forgotten, and read again from the log's
       // bounds when a stream comes (see serve), so a feed nobody watches costs no reads.
       if (this.#all.size === 0) {
         this.#position = undefined
-        return
+        return false
       }
       let events: LoggedEvent[]
-      this.#lastReadAt = Date.now()
       try {
-        if (!await this.#locate()) return
+        if (!await this.#locate()) return true
         events = await this.#store.read({ after: this.#position!, limit: PAGE })
         if (events.length > 0) await this.#settings.checkCredentials()
       } catch {
-        return // the store is unreachable: the next wake (a commit, or the watch's poll) tries again
+        return true // the store is unreachable: the next wake (a commit, or the watch's poll) tries again
       }
-      if (events.length === 0) return
+      if (events.length === 0) return true
       const { spans } = this.#settings
       if (spans === undefined || this.#live.size === 0) this.#fanOut(events)
       else {
@@ -151,7 +125,7 @@ export class EventFeed {
         }, () => this.#fanOut(events))
       }
       this.#position = events.at(-1)!.sequence
-      if (events.length < PAGE) return
+      if (events.length < PAGE) return true
     }
   }
 
@@ -186,12 +160,7 @@ export class EventFeed {
           await sleep(10)
           continue
         }
-        const done = await this.#turns.take(stream.owner.key)
-        try {
-          if (!stream.ended && !await catchUp(this.#store, stream, PAGE, this.#settings.checkCredentials)) stream.cursor = this.#position
-        } finally {
-          done()
-        }
+        if (!await catchUpInTurn(this.#store, stream, PAGE, this.#turns, this.#settings.checkCredentials)) stream.cursor = this.#position
         await yieldToOthers()
       }
     } catch {
@@ -216,10 +185,9 @@ export class EventFeed {
   async stop () {
     this.#stopped = true
     clearInterval(this.#heartbeat)
-    clearTimeout(this.#scheduled)
     this.#unwatch?.()
     for (const stream of this.#all) stream.end()
     this.#live.clear()
-    await this.#tailing
+    await this.#tailing.stop()
   }
 }

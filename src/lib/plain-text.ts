@@ -1,5 +1,6 @@
 // C0 and C1 controls (ESC, CR, LF, NUL…), bidirectional overrides, embeddings and isolates, and the
 // zero-width characters: what can redraw a terminal, reverse a line or hide in a name.
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
 const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/u
 const UNPRINTABLE_ALL = new RegExp(UNPRINTABLE.source, 'gu')
 

@@ -173,4 +173,3 @@ export interface EventRow { sequence: bigint, type: LoggedEvent['type'], message
 
 export const toLoggedEvent = (row: EventRow): LoggedEvent =>
   ({ sequence: row.sequence, type: row.type, messageId: row.message_id, data: row.data, createdAt: Number(row.created_at), traceParent: row.trace_parent })
-

@@ -39,15 +39,16 @@ describe('JWT bearer tokens from an OpenID Connect issuer', () => {
   })
   after(() => issuer.close())
 
-  const sign = (claims: Record<string, unknown> = {}, options: { privateKey?: CryptoKey, kid?: string, iss?: string, aud?: string, exp?: string | number } = {}) =>
-    new SignJWT({ scope: 'plants:read plants:write', ...claims })
+  const sign = (claims: Record<string, unknown> = {}, options: { privateKey?: CryptoKey, kid?: string, iss?: string, aud?: string, exp?: string | number, sub?: string | null } = {}) => {
+    const jwt = new SignJWT({ scope: 'plants:read plants:write', ...claims })
       .setProtectedHeader({ alg: 'RS256', kid: options.kid ?? key.kid })
-      .setSubject('alice')
-      .setIssuer(options.iss ?? issuer.url)
+    if (options.sub !== null) jwt.setSubject(options.sub ?? 'alice')
+    return jwt.setIssuer(options.iss ?? issuer.url)
       .setAudience(options.aud ?? 'plantstore')
       .setIssuedAt()
       .setExpirationTime(options.exp ?? '5m')
       .sign(options.privateKey ?? key.privateKey)
+  }
 
   const create = (token: string, id = 1) => app.inject({
     method: 'POST',
@@ -97,6 +98,49 @@ describe('JWT bearer tokens from an OpenID Connect issuer', () => {
     await new Promise((resolve) => setTimeout(resolve, 2100))
     assert.equal((await create(await sign({}, { privateKey: next.privateKey, kid: next.kid }), 2)).statusCode, 200)
     assert.ok(issuer.state.fetches >= 2)
+  })
+
+  test('a JWT without sub is refused: such clients would otherwise share one owner', async (t) => {
+    app = await build(t, { jwtIssuer: issuer.url, authFailureLimit: '0' })
+    await refused(await sign({}, { sub: null }), 'no sub')
+    await refused(await sign({ sub: '' }, { sub: null }), 'an empty sub')
+    const noSubscriber = await app.inject({ url: '/webhooks', headers: { authorization: `Bearer ${await sign({ scope: 'webhooks:manage' }, { sub: null })}` } })
+    assert.equal(noSubscriber.statusCode, 401)
+  })
+
+  test('a token minted with a JWT expires no later than the JWT; its tickets too', async (t) => {
+    app = await build(t, { jwtIssuer: issuer.url })
+    const exp = Math.floor(Date.now() / 1000) + 300
+    const jwt = await sign({ scope: 'tokens:manage plants:read' }, { exp })
+    const minted = await app.inject({
+      method: 'POST', url: '/tokens', headers: { authorization: `Bearer ${jwt}`, 'content-type': 'application/json' }, payload: { name: 'from-jwt', scopes: ['plants:read'] }
+    })
+    assert.equal(minted.statusCode, 201)
+    assert.equal(minted.json().expiresAt, new Date(exp * 1000).toISOString())
+    const longer = await app.inject({
+      method: 'POST', url: '/tokens', headers: { authorization: `Bearer ${jwt}`, 'content-type': 'application/json' }, payload: { name: 'longer', scopes: ['plants:read'], expiresIn: '30d' }
+    })
+    assert.equal(longer.json().expiresAt, new Date(exp * 1000).toISOString())
+    const ticket = await app.inject({ method: 'POST', url: '/events/tickets', headers: { authorization: `Bearer ${jwt}` } })
+    assert.equal(ticket.statusCode, 201)
+    assert.equal(ticket.json().expiresAt, new Date(exp * 1000).toISOString())
+  })
+
+  test('a stream opened with a JWT ends at its exp, and one through its ticket too', { timeout: 30_000 }, async (t) => {
+    app = await build(t, { jwtIssuer: issuer.url })
+    const base = await app.listen({ host: '127.0.0.1', port: 0 })
+    const exp = Math.floor(Date.now() / 1000) + 3
+    const jwt = await sign({ scope: 'plants:read' }, { exp })
+    const { openStream } = await import('../sse.js')
+    const direct = await openStream(`${base}/events`, { authorization: `Bearer ${jwt}` })
+    const { ticket } = (await app.inject({ method: 'POST', url: '/events/tickets', headers: { authorization: `Bearer ${jwt}` } })).json() as { ticket: string }
+    const viaTicket = await openStream(`${base}/events?ticket=${ticket}`)
+    t.after(() => Promise.all([direct.close(), viaTicket.close()]))
+    assert.deepEqual([direct.response.status, viaTicket.response.status], [200, 200])
+    const deadline = exp * 1000 + 5000
+    while (!(direct.ended && viaTicket.ended) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+    assert.ok(direct.ended && viaTicket.ended, 'both streams ended after the exp')
+    assert.ok(Date.now() >= exp * 1000, 'not before it')
   })
 
   test('opaque tokens keep working beside JWTs', async (t) => {

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { CONSOLE_CSP } from '../../src/routes/console.js'
-import { checkAccessibility, launch, openPage, serveWithToken, skip } from '../browser.js'
+import { checkAccessibility, launch, openPage, serveWithToken, skip, screenshot } from '../browser.js'
 
 const SCREENS = ['Plants', 'Live', 'Webhooks', 'Tokens']
 
@@ -37,6 +37,6 @@ test('at 375 px wide, by keyboard alone: sign in, visit every screen, nothing wi
     assert.ok(width <= 375, `${name} is ${width} px wide`)
     await checkAccessibility(page, `${name} at 375 px`)
   }
-  await page.screenshot({ path: 'docs/console-narrow.png' })
+  await screenshot(page, 'console-narrow.png')
   assert.deepEqual(consoleErrors(), [])
 })

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { createPlant } from '../executable.js'
-import { checkAccessibility, launch, openPage, serveWithToken, signIn, skip } from '../browser.js'
+import { checkAccessibility, launch, openPage, serveWithToken, signIn, skip, screenshot } from '../browser.js'
 
 test('Live: a plant created by curl appears in the feed and in the Plants list within a second; the feed filters, pauses, and resumes after a drop', { skip, timeout: 120_000 }, async (t) => {
   const { token, server, down, up } = await serveWithToken(t)
@@ -37,7 +37,7 @@ test('Live: a plant created by curl appears in the feed and in the Plants list w
   await page.mouse.move(1, 1)
   await feed.locator('li', { hasText: 'Held back' }).waitFor()
   await checkAccessibility(page, 'Live')
-  await page.screenshot({ path: 'docs/console-live.png' })
+  await screenshot(page, 'console-live.png')
 
   // The server goes away: a banner; it comes back: what happened meanwhile arrives, once.
   await down()

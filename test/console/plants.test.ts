@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { createPlant } from '../executable.js'
-import { checkAccessibility, launch, openPage, serveWithToken, signIn, skip } from '../browser.js'
+import { checkAccessibility, launch, openPage, serveWithToken, signIn, skip, screenshot } from '../browser.js'
 
 test('Plants: create an id above 2^53, see every digit, edit through a conflict, delete with confirmation, filter by tag', { skip, timeout: 120_000 }, async (t) => {
   const { token, server } = await serveWithToken(t)
@@ -21,8 +21,16 @@ test('Plants: create an id above 2^53, see every digit, edit through a conflict,
   assert.equal(stored, '{"name":"Monstera","id":9223372036854775807,"tag":"tropical"}')
   await createPlant(server.url, token, { id: 7, name: 'Fern' })
   await page.locator('tr[data-id="7"]').waitFor()
+  // A name with a right-to-left override stays inside its cell: it cannot turn "evil" into "live" beside it.
+  await createPlant(server.url, token, { id: 8, name: '\u202eevil' })
+  const reversed = page.locator('tr[data-id="8"] td', { hasText: 'evil' })
+  await reversed.waitFor()
+  assert.equal(await reversed.evaluate((cell) => getComputedStyle(cell).unicodeBidi), 'isolate')
+  await page.locator('tr[data-id="8"]').getByRole('button', { name: 'Delete' }).click()
+  await page.getByRole('button', { name: 'Yes, delete' }).click()
+  await page.locator('tr[data-id="8"]').waitFor({ state: 'detached' })
   await checkAccessibility(page, 'Plants')
-  await page.screenshot({ path: 'docs/console-plants.png' })
+  await screenshot(page, 'console-plants.png')
 
   // Someone else replaces the plant while it is open: Save meets 412, and the person chooses.
   await page.getByRole('button', { name: 'Edit plant 9223372036854775807' }).click()

@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { checkAccessibility, launch, openPage, serveWithToken, signIn, skip } from '../browser.js'
+import { checkAccessibility, launch, openPage, serveWithToken, signIn, skip, screenshot } from '../browser.js'
 
 test('Tokens: create one (shown once), sign in with it and see what its scopes forbid, revoke it and see it refused; sign out forgets', { skip, timeout: 120_000 }, async (t) => {
   const { token, server } = await serveWithToken(t, ['plants:read', 'plants:write', 'webhooks:manage', 'tokens:manage'])
@@ -18,7 +18,7 @@ test('Tokens: create one (shown once), sign in with it and see what its scopes f
   assert.match(reader, /^ps_[A-Za-z0-9_-]{43}$/)
   await page.locator('tr[data-name="reader"] td.state', { hasText: 'active' }).waitFor()
   await checkAccessibility(page, 'Tokens')
-  await page.screenshot({ path: 'docs/console-tokens.png' })
+  await screenshot(page, 'console-tokens.png')
 
   // Sign out forgets the token; the reader sees only what plants:read allows.
   await page.getByRole('button', { name: 'Sign out' }).click()

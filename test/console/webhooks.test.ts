@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { createPlant } from '../executable.js'
 import { startReceiver, waitFor } from '../receiver.js'
-import { checkAccessibility, launch, openPage, serveWithToken, signIn, skip } from '../browser.js'
+import { checkAccessibility, launch, openPage, serveWithToken, signIn, skip, screenshot } from '../browser.js'
 
 test('Webhooks: subscribe a local receiver (the secret shown once and copied), see a delivery, redeliver, rotate, disable and enable', { skip, timeout: 120_000 }, async (t) => {
   const receiver = await startReceiver()
@@ -36,7 +36,7 @@ test('Webhooks: subscribe a local receiver (the secret shown once and copied), s
   const delivery = page.locator(`tr[data-event="${webhookId}"]`)
   await delivery.locator('td.state', { hasText: 'delivered' }).waitFor()
   await checkAccessibility(page, 'Webhooks')
-  await page.screenshot({ path: 'docs/console-webhooks.png', fullPage: true })
+  await screenshot(page, 'console-webhooks.png', { fullPage: true })
 
   await delivery.getByRole('button', { name: `Redeliver ${webhookId}` }).click()
   await waitFor(() => receiver.received.length === 2, 10_000, 'the redelivery')

@@ -91,7 +91,7 @@ test('a sample response of each status a route answers validates against the doc
 
 test('an int64 parameter below or above the bounds the document gives is refused, as any other bound is', async (t) => {
   const { app } = await buildWithToken(t)
-  const token = await createToken(app, { scopes: ['plants:read', 'webhooks:manage'] })
+  const token = await createToken(app, { scopes: ['plants:read', 'webhooks:manage', 'tokens:manage'] })
   // Operations without path parameters, so the bound is the only thing wrong with the request.
   const bounded = operations.filter((op) => !op.url.includes(':')).flatMap((op) => Object.entries((op.schema.querystring?.properties ?? {}) as Record<string, JsonSchema>)
     .filter(([, schema]) => schema.format === 'int64' && (schema.minimum !== undefined || schema.maximum !== undefined))

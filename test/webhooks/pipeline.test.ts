@@ -46,33 +46,20 @@ for (const [db, database] of Object.entries(STORES)) {
       assert.deepEqual(await app.store.webhooks.backlog(), new Map())
     })
 
-    test('a second subscriber answering after 2 s does not lower the first one\'s delivery rate', { timeout: 120_000 }, async (t) => {
-      // Delivery, not creation, bounds the rate here: the first subscriber takes 25 ms per answer and
-      // each subscriber may have 4 deliveries in flight, so its rate is about 160 a second, whatever
-      // the machine's speed, unless the slow one holds its lane up.
-      const fast = await startReceiver(() => ({ status: 200, afterMs: 25 }))
-      const slow = await startReceiver(() => ({ status: 200, afterMs: 2000 }))
+    test('a second subscriber that does not answer does not hold the first one back', { timeout: 120_000 }, async (t) => {
+      // The slow subscriber holds every delivery it is sent for longer than the test runs: each
+      // subscriber may have 4 in flight, so if its lane held the other's up, the fast one would get 4.
+      const fast = await startReceiver(() => 200)
+      const slow = await startReceiver(() => 'hang')
       t.after(() => Promise.all([fast.close(), slow.close()]))
-      const { app, send } = await buildWithToken(t, { database: database(), webhookTimeout: '5s', webhookConcurrency: '4' })
+      const { app, send } = await buildWithToken(t, { database: database(), webhookTimeout: '60s', webhookConcurrency: '4' })
       await app.store.webhooks.addSubscription({ url: fast.url, secret: generateSecret(), operator: true })
+      const slowSubscription = (await app.store.webhooks.addSubscription({ url: slow.url, secret: generateSecret(), operator: true }))!
       await app.ready()
       await app.webhooks.refresh()
-      let nextId = 0
-      // Deliveries a second to `fast`, from the first create of a round to its last delivery.
-      const round = async (count: number) => {
-        const started = performance.now()
-        const from = fast.received.length
-        await Promise.all(Array.from({ length: count }, () => { const id = nextId++; return send('POST', '/plants', { id, name: `p${id}` }) }))
-        await waitFor(() => fast.received.length >= from + count, 30_000, 'the fast subscriber\'s deliveries')
-        return count / ((performance.now() - started) / 1000)
-      }
-      const median = async () => [await round(120), await round(120), await round(120)].sort((a, b) => a - b)[1]!
-      const alone = await median()
-      const slowSubscription = (await app.store.webhooks.addSubscription({ url: slow.url, secret: generateSecret(), operator: true }))!
-      await app.webhooks.refresh()
-      const beside = await median()
-      assert.ok(slow.received.length >= 4, 'the slow subscriber was being sent to meanwhile')
-      assert.ok(beside >= 0.9 * alone, `deliveries/s to the fast subscriber: ${Math.round(alone)} alone, ${Math.round(beside)} beside a slow one`)
+      await Promise.all(Array.from({ length: 120 }, (_, id) => send('POST', '/plants', { id, name: `p${id}` })))
+      await waitFor(() => fast.received.length >= 120, 30_000, 'every delivery to the fast subscriber')
+      assert.ok(slow.received.length >= 1 && slow.received.length <= 4, `the slow one holds its first deliveries (${slow.received.length} sent)`)
       await app.store.webhooks.removeSubscription(slowSubscription.id)
     })
   })

@@ -238,9 +238,15 @@ export function createPlantStoreClient ({ baseUrl, token, fetch = globalThis.fet
       return (await call('GET', '/tokens/current')).value as Schemas['CurrentToken']
     },
 
-    /** GET /tokens (scope tokens:manage): every token's name, scopes, state and dates; never the token. */
+    /** GET /tokens (scope tokens:manage), every page: each token's name, scopes, state and dates; never the token. */
     async listTokens (): Promise<Token[]> {
-      return (await call('GET', '/tokens')).value as Token[]
+      const tokens: Token[] = []
+      for (let path: string | undefined = '/tokens?limit=100'; path !== undefined;) {
+        const { response, value } = await call('GET', path)
+        tokens.push(...value as Token[])
+        path = /<([^>]*)>;\s*rel="next"/.exec(response.headers.get('link') ?? '')?.[1]
+      }
+      return tokens
     },
 
     /** POST /tokens: a token with at most the caller's scopes; the answer is the only place it appears. */
@@ -253,7 +259,7 @@ export function createPlantStoreClient ({ baseUrl, token, fetch = globalThis.fet
       await call('DELETE', `/tokens/${id}`)
     },
 
-    /** POST /events/tickets: a ticket for a browser's EventSource (`/events?ticket=…`), valid 10 minutes. */
+    /** POST /events/tickets: a ticket for a browser's EventSource (`/events?ticket=…`), valid 10 minutes (`--ticket-lifetime`), never past the token's own expiry. */
     async createEventTicket (): Promise<{ ticket: string, expiresAt: string }> {
       return (await call('POST', '/events/tickets')).value as { ticket: string, expiresAt: string }
     }
