@@ -74,8 +74,9 @@ const NODE_FLAGS = ['--max-semi-space-size=8']
 export async function startPlantstore (name: string, database: string, cleanup = () => {}, env: NodeJS.ProcessEnv = process.env): Promise<BenchServer> {
   execFileSync(process.execPath, [cli, 'migrate', '--database', database])
   const token = execFileSync(process.execPath, [cli, 'tokens', 'create', '--name', 'bench', '--database', database], { encoding: 'utf8' }).trim()
-  // The live-feed scenarios open up to 1,000 streams with the one bench token.
-  const started = await startProcess(name, [...NODE_FLAGS, cli, 'serve', '--database', database, '--max-streams-per-token', '2000'], '/healthz', '--port', env)
+  // The live-feed scenarios open up to 1,000 streams with the one bench token, from this one address.
+  const started = await startProcess(name, [...NODE_FLAGS, cli, 'serve', '--database', database, '--max-streams-per-token', '2000',
+    '--max-connections', '4000', '--max-connections-per-address', '4000'], '/healthz', '--port', env)
   return {
     name,
     token,

@@ -1,11 +1,14 @@
 import type { Principal } from './auth/jwt.js'
 import type { Store } from './store/store.js'
+import type { OutageLog } from './telemetry/outage-log.js'
 import type { Dispatcher } from './webhooks/dispatcher.js'
 import type { EventFeed } from './events/feed.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
     store: Store
+    /** Tells a database outage once when it begins and once when it ends (telemetry/outage-log.ts). */
+    storeOutage: OutageLog
     webhooks: Dispatcher
     /** The event log's reader for the streams (http/events.ts). */
     events: EventFeed

@@ -8,7 +8,12 @@ export class ApiError extends Error {
   readonly headers: Record<string, string>
 
   constructor (status: number, code: number, message: string, headers: Record<string, string> = {}) {
+    // An answer to a caller, not a fault of ours: its stack would say nothing (a 5xx logs its cause's),
+    // and capturing one was a tenth of the CPU a flood of 429s cost.
+    const stackTraceLimit = Error.stackTraceLimit
+    Error.stackTraceLimit = 0
     super(message)
+    Error.stackTraceLimit = stackTraceLimit
     this.status = status
     this.code = code
     this.headers = headers

@@ -51,9 +51,12 @@ export function sseReset (deletedThrough: bigint): string {
   return `event: reset\ndata: {"oldest":${deletedThrough + 1n},"relist":"/plants"}\n\n`
 }
 
-/** Parses a `?types=` list; null when it names a type the stream does not carry. */
-export function parseEventTypes (text: string): Set<PlantEventType> | null {
+/** Parses a `?types=` list: the set, or why it is refused (naming what the stream does not carry, and what it does). */
+export function parseEventTypes (text: string): Set<PlantEventType> | { refused: string } {
   const names = text.split(',').map((name) => name.trim()).filter((name) => name !== '')
-  if (names.length === 0 || names.some((name) => !(PLANT_EVENT_TYPES as readonly string[]).includes(name))) return null
+  const catalog = `the stream's types are ${PLANT_EVENT_TYPES.join(', ')}`
+  if (names.length === 0) return { refused: `names no event type; ${catalog}` }
+  const unknown = names.filter((name) => !(PLANT_EVENT_TYPES as readonly string[]).includes(name))
+  if (unknown.length > 0) return { refused: `names ${unknown.map((name) => JSON.stringify(name)).join(', ')}, not an event type it carries; ${catalog}` }
   return new Set(names as PlantEventType[])
 }

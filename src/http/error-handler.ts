@@ -44,7 +44,8 @@ export function toApiError (error: unknown, request: FastifyRequest): ApiError {
 export function sendError (error: unknown, request: FastifyRequest, reply: FastifyReply) {
   const apiError = toApiError(error, request)
   if (apiError.status === 500) request.log.error({ err: error }, 'internal error')
-  else if (apiError.status >= 500) request.log.warn({ err: error }, apiError.message)
+  // A database outage is told once, when it begins (telemetry/outage-log.ts), not on every request.
+  else if (apiError.status >= 500 && request.server.storeOutage?.failed(error) !== true) request.log.warn({ err: error }, apiError.message)
   return reply
     .code(apiError.status)
     .headers(apiError.headers)

@@ -36,7 +36,7 @@ export default fp<EventsOptions>(async (app, { retentionMs, tokenRetentionMs, bu
     everyMs: RETENTION_EVERY_MS,
     onPruned: (count) => log.debug({ count }, 'events past the retention deleted'),
     onPrunedDeliveries: (count) => log.debug({ count }, 'webhook delivery records past the retention deleted'),
-    onError: (error) => log.warn({ err: error }, 'event retention could not run; it tries again later')
+    onError: (error) => { if (!app.storeOutage.failed(error)) log.warn({ err: error }, 'event retention could not run; it tries again later') }
   })
   metrics.observeStreams(() => feed.open)
   app.decorate('events', feed)

@@ -4,14 +4,25 @@ import { instrumentStore } from '../telemetry/metrics.js'
 import type { Metrics } from '../telemetry/metrics.js'
 import type { Tracing } from '../telemetry/tracing.js'
 import { openStore } from '../store/open-store.js'
+import { StoreUnavailable } from '../store/errors.js'
+import type { Store } from '../store/store.js'
+import { OutageLog } from '../telemetry/outage-log.js'
 
 /** Opens the configured store as `app.store` and closes it after the server has drained. */
 export default fp<{ database: DatabaseUrl, metrics: Metrics, tokenCacheBytes: number, tracing?: Tracing }>(async (app, { database, metrics, tokenCacheBytes, tracing }) => {
-  const store = await openStore(database, {
+  // Pinged while the database is down: the store, once it is open.
+  const ping = { store: undefined as Store | undefined }
+  const outage = new OutageLog(app.log, database.kind === 'postgres' ? database.url : `sqlite:${database.path}`, () => ping.store!.ping())
+  const store = ping.store = await openStore(database, {
     tokenCacheBytes,
-    onPoolError: (error) => app.log.warn({ err: error }, 'database connection lost; reconnecting on demand'),
+    // A connection the pool held idle broke: the database went away (or restarted).
+    onPoolError: (error) => { outage.failed(new StoreUnavailable(error)) },
     onBatch: (creates) => metrics.batchSize.observe(creates)
   })
   app.decorate('store', instrumentStore(store, metrics, tracing))
-  app.addHook('onClose', async () => { await store.close() })
+  app.decorate('storeOutage', outage)
+  app.addHook('onClose', async () => {
+    outage.stop()
+    await store.close()
+  })
 }, { name: 'store' })

@@ -10,7 +10,8 @@ import { DispatcherThread } from '../webhooks/thread/dispatcher-thread.js'
  * is private to its connection, so there it runs on the event loop.
  */
 export default fp<DispatcherOptions & { database: DatabaseUrl, tracing?: string }>(async (app, { database, tracing, ...options }) => {
-  const log = app.log.child({ component: 'webhooks' })
+  // A database outage is the store plugin's to tell, once; the dispatcher's other lines pass.
+  const log = app.storeOutage.gate(app.log.child({ component: 'webhooks' }))
   // The in-process dispatcher is loaded only where it runs: it brings undici, which the main thread
   // otherwise never needs (the thread loads its own).
   const { dialect } = app.store

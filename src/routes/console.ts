@@ -54,5 +54,7 @@ export default async function consoleRoutes (app: FastifyInstance) {
   }
 
   app.get('/console', serve('index.html'))
+  // The console's relative paths are under /console/, so its address is exactly /console.
+  app.get('/console/', (_request, reply) => reply.redirect('/console', 301))
   for (const name of Object.keys(FILES) as ConsoleFile[]) app.get(`/console/${name}`, serve(name))
 }

@@ -55,4 +55,6 @@ export default fp<{ publicUrl: string | undefined }>(async (app, { publicUrl }) 
     // Try-it-out requests go to the server that serves the page, not to the document's first server.
     transformSpecification: (document) => ({ ...document, servers: documentServers(publicUrl) })
   })
+  // Someone who opens the server's address in a browser lands on its reference.
+  app.get('/', (_request, reply) => reply.redirect('/docs', 302))
 }, { name: 'docs' })

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, LogLevel } from 'fastify'
 import { issueTicket } from '../auth/tickets.js'
 import { WindowCounter } from '../lib/window-counter.js'
 import { operation } from '../contract/document.js'
@@ -6,9 +6,10 @@ import { SchemaMismatch, TooManyRequests } from '../contract/errors.js'
 import { parseEventTypes, sseReset } from '../contract/events.js'
 
 const RETRY_MS = 2000
-// Per principal and minute: streams opened, and tickets issued; and tickets live (issued within one
-// ticket lifetime). Beyond them, 429: one token cannot spin streams or tickets to starve the others.
-const STREAM_OPENS_PER_MINUTE = 60
+// Per principal and minute: streams opened (each of its streams three times over), and tickets issued;
+// and tickets live (issued within one ticket lifetime). Beyond them, 429: one token cannot spin
+// streams or tickets to starve the others.
+const OPENS_PER_STREAM_PER_MINUTE = 3
 const TICKETS_PER_MINUTE = 30
 const LIVE_TICKETS = 100
 
@@ -22,17 +23,21 @@ function resumeFrom (header: string | string[] | undefined, after: bigint | unde
 }
 
 /** GET /events (Server-Sent Events from the event log) and POST /events/tickets (for EventSource). */
-export default async function eventRoutes (app: FastifyInstance, { maxStreams, maxStreamsPerToken, ticketLifetimeMs }: {
-  maxStreams: number, maxStreamsPerToken: number, ticketLifetimeMs: number
+export default async function eventRoutes (app: FastifyInstance, { maxStreams, maxStreamsPerToken, ticketLifetimeMs, logLevel }: {
+  maxStreams: number, maxStreamsPerToken: number, ticketLifetimeMs: number, logLevel: string
 }) {
   const { store } = app
   const opens = new WindowCounter(60_000)
+  const opensPerMinute = OPENS_PER_STREAM_PER_MINUTE * maxStreamsPerToken
   const ticketsIssued = new WindowCounter(60_000)
   const ticketsLive = new WindowCounter(ticketLifetimeMs)
 
   const streamEvents = operation('streamEvents')
   app.route({
     ...streamEvents,
+    // A reader leaving is how a stream ends, not news: Fastify's "stream closed prematurely" (info) is
+    // kept for debug and trace; a quieter level than the app's is kept as it is.
+    logLevel: (['debug', 'trace', 'warn', 'error', 'fatal', 'silent'].includes(logLevel) ? logLevel : 'warn') as LogLevel,
     config: { ...streamEvents.config, answersWhileDraining: true },
     handler: async (request, reply) => {
       // Closing: a stream that only says when to reconnect (to this address, served by then by another
@@ -41,16 +46,16 @@ export default async function eventRoutes (app: FastifyInstance, { maxStreams, m
       const principal = request.principal!
       const query = request.query as StreamQuery
       const types = query.types === undefined ? undefined : parseEventTypes(query.types)
-      if (types === null) throw new SchemaMismatch('querystring/types must name plant.created, plant.updated or plant.deleted')
+      if (types !== undefined && !(types instanceof Set)) throw new SchemaMismatch(`querystring/types ${types.refused}`)
       const after = resumeFrom(request.headers['last-event-id'], query.after)
       if (app.events.open >= maxStreams) throw new TooManyRequests(5, `this server has ${maxStreams} streams open; retry later`)
       if (app.events.openFor(principal.key) >= maxStreamsPerToken) throw new TooManyRequests(5, `this token has ${maxStreamsPerToken} streams open already`)
-      if (opens.hit(principal.key) > STREAM_OPENS_PER_MINUTE) {
-        throw new TooManyRequests(opens.retryAfterSeconds(principal.key), `this token opened ${STREAM_OPENS_PER_MINUTE} streams in a minute; retry later`)
+      if (opens.hit(principal.key) > opensPerMinute) {
+        throw new TooManyRequests(opens.retryAfterSeconds(principal.key), `this token opened ${opensPerMinute} streams in a minute; retry later`)
       }
       // Counted as open from here, before any wait: the caps above cannot be overrun by requests in between.
       const stream = app.events.createStream(
-        { key: principal.key, tokenId: principal.tokenId, expiresAt: principal.expiresAt?.getTime() ?? null }, 0n, types ?? undefined)
+        { key: principal.key, tokenId: principal.tokenId, expiresAt: principal.expiresAt?.getTime() ?? null }, 0n, types)
       let bounds
       try {
         bounds = await store.events.bounds()

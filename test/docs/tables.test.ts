@@ -8,3 +8,8 @@ test('the configuration and error tables in docs/ are those config.ts and errors
     assert.equal(page, withTable(page, table()), `${path} differs from its source: run npm run docs:tables`)
   }
 })
+
+test('docs/http.md lists the headers CORS exposes, as cors.ts exposes them', async () => {
+  const { EXPOSED_HEADERS } = await import('../../src/http/cors.js')
+  assert.ok(readPage('docs/http.md').replace(/\s+/g, ' ').includes(`Access-Control-Expose-Headers: ${EXPOSED_HEADERS.join(', ')}`))
+})

@@ -125,6 +125,15 @@ describe('two plantstore instances on one PostgreSQL database', { skip }, () => 
 
     assert.ok(retryAfterSeen, '503 answers carry Retry-After')
     assert.deepEqual([...statuses.keys()].filter((s) => s !== 200 && s !== 503), [], 'only 200 and 503')
+    // The log tells the outage once as it begins and once as it ends, the driver's error once, no stack.
+    await waitFor(() => server.stdout().includes('database reachable again'), 10_000, 'the recovery\'s log line')
+    const warnings = server.stdout().split('\n').filter((line) => line.includes('"level":40'))
+    const down = warnings.filter((line) => line.includes('database unreachable'))
+    assert.equal(down.length, 1, warnings.join('\n'))
+    assert.equal(JSON.parse(down[0]!).database, url)
+    assert.match(JSON.parse(down[0]!).error, /ECONNREFUSED|terminating connection|shutting down|Connection terminated/)
+    assert.deepEqual(warnings.filter((line) => line.includes('"stack"')), [], 'no stack in a warning')
+    assert.equal(server.stdout().split('database reachable again').length - 1, 1)
     for (const id of acknowledged) {
       const res = await fetch(`${server.url}/plants/${id}`, { headers: { authorization: `Bearer ${token}` } })
       assert.equal(res.status, 200, `acknowledged plant ${id} is there`)
