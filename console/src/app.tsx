@@ -51,17 +51,18 @@ export function App () {
 
 function Signed ({ token, me, signOut }: { token: string, me: Me, signOut: (message?: string) => void }) {
   const [screen, setScreen] = useState(screenFromHash)
-  const [announcement, setAnnouncement] = useState('')
+  // One message at a time: the newest replaces the last, an error shown as one.
+  const [announcement, setAnnouncement] = useState({ text: '', error: false })
   const client = useMemo(() => clientFor(token), [token])
   const fail = (error: unknown) => {
     if (refused(error)) signOut('Your token was refused (revoked or expired): sign in again.')
-    else setAnnouncement(describe(error))
+    else setAnnouncement({ text: describe(error), error: true })
   }
   const hub = useEventHub(client, holds(me, 'plants:read'), fail)
-  const value: Console = { client, me, onEvent: hub.subscribe, fail, announce: setAnnouncement }
+  const value: Console = { client, me, onEvent: hub.subscribe, fail, announce: (text: string) => setAnnouncement({ text, error: false }) }
 
   useEffect(() => {
-    const follow = () => { setScreen(screenFromHash()); setAnnouncement('') }
+    const follow = () => { setScreen(screenFromHash()); setAnnouncement({ text: '', error: false }) }
     addEventListener('hashchange', follow)
     return () => removeEventListener('hashchange', follow)
   }, [])
@@ -83,7 +84,7 @@ function Signed ({ token, me, signOut }: { token: string, me: Me, signOut: (mess
       )}
       <main>
         <h1>{screen.title}</h1>
-        <p class='announcement' role='status' aria-live='polite'>{announcement}</p>
+        <p class={`announcement${announcement.error ? ' error' : ''}`} role={announcement.error ? 'alert' : 'status'} aria-live='polite'>{announcement.text}</p>
         {holds(me, screen.scope)
           ? <View events={hub.events} />
           : <p class='needs-scope'>This screen needs a token with the <code>{screen.scope}</code> scope. Yours has: {me.scopes.join(', ')}.</p>}

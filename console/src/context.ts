@@ -10,6 +10,7 @@ export interface Console {
   onEvent: (listener: (event: StoreEvent) => void) => () => void
   /** Reports a failure: a refused token signs out, anything else is announced. */
   fail: (error: unknown) => void
+  /** Shows a message (a success, or '' for none) in place of the last one. */
   announce: (message: string) => void
 }
 

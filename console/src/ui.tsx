@@ -35,4 +35,7 @@ export function SecretOnce ({ label, value, onDone }: { label: string, value: st
   )
 }
 
+/** `1 plant`, `2 plants`: a count with its noun, singular or plural. */
+export const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
+
 export const when = (iso: string | null | undefined) => (iso === null || iso === undefined ? '—' : new Date(iso).toLocaleString())

@@ -42,6 +42,7 @@ test('Plants: create an id above 2^53, see every digit, edit through a conflict,
   assert.equal(put.status, 200)
   await page.getByRole('button', { name: 'Save' }).click()
   await page.getByRole('alert').filter({ hasText: 'Monstera deliciosa' }).waitFor()
+  assert.equal(await page.locator('p.announcement').textContent(), '', 'no earlier message beside the conflict')
   await page.getByRole('button', { name: 'Overwrite with mine' }).click()
   await page.locator('tr[data-id="9223372036854775807"] td', { hasText: 'Swiss cheese plant' }).waitFor()
 
@@ -53,6 +54,14 @@ test('Plants: create an id above 2^53, see every digit, edit through a conflict,
 
   await page.getByLabel('Filter by tag').fill('tropical')
   await page.getByRole('button', { name: 'Filter' }).click()
-  await page.getByText('1 plants on this page tagged tropical').waitFor()
-  assert.deepEqual(consoleErrors([412]), [])
+  await page.getByText('1 plant on this page tagged tropical').waitFor()
+
+  // An error is shown as one (an alert, in the error style), and replaces the message before it.
+  await form.getByLabel('ID').fill('9223372036854775807')
+  await form.getByLabel('Name').fill('Another')
+  await page.getByRole('button', { name: 'Create plant' }).click()
+  const error = page.locator('p.announcement.error[role="alert"]')
+  await error.getByText(/exists with different content/).waitFor()
+  assert.equal(await page.locator('p.announcement').count(), 1, 'one message at a time')
+  assert.deepEqual(consoleErrors([409, 412]), [])
 })

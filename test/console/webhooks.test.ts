@@ -17,6 +17,8 @@ test('Webhooks: subscribe a local receiver (the secret shown once and copied), s
   const form = page.getByRole('form', { name: 'New subscription' })
   await form.getByLabel('URL').fill(receiver.url)
   await form.getByLabel('Description').fill('the shop')
+  await form.getByLabel('plant.created').check()
+  await form.getByLabel('Most per second').fill('50')
   await form.getByRole('button', { name: 'Subscribe' }).click()
   const secret = page.getByTestId('secret')
   await secret.waitFor()
@@ -27,6 +29,9 @@ test('Webhooks: subscribe a local receiver (the secret shown once and copied), s
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), shown)
   await page.getByRole('button', { name: 'Done' }).click()
   assert.equal(await page.getByTestId('secret').count(), 0, 'never shown again')
+  // The form starts over after a subscription, and the table counts in words.
+  assert.deepEqual([await form.getByLabel('URL').inputValue(), await form.getByLabel('Most per second').inputValue(), await form.getByLabel('plant.created').isChecked()], ['', '', false])
+  await page.getByText('1 subscription', { exact: true }).waitFor()
 
   await createPlant(server.url, token, { id: 1, name: 'Fern' })
   await waitFor(() => receiver.received.length === 1, 10_000, 'the delivery')
@@ -35,6 +40,9 @@ test('Webhooks: subscribe a local receiver (the secret shown once and copied), s
   await page.getByRole('button', { name: 'Refresh' }).click()
   const delivery = page.locator(`tr[data-event="${webhookId}"]`)
   await delivery.locator('td.state', { hasText: 'delivered' }).waitFor()
+  // At 1280 px wide (the page's width), every control of the deliveries table is on screen.
+  const redeliver = (await delivery.getByRole('button', { name: `Redeliver ${webhookId}` }).boundingBox())!
+  assert.ok(redeliver.x + redeliver.width <= 1280, `Redeliver ends at ${redeliver.x + redeliver.width} px`)
   await checkAccessibility(page, 'Webhooks')
   await screenshot(page, 'console-webhooks.png', { fullPage: true })
 

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import type { DeliveryPage } from '@plantstore/client'
 import { useConsole } from '../context.js'
-import { TableRegion, when } from '../ui.js'
+import { count, TableRegion, when } from '../ui.js'
 
 const PAGE_SIZE = 20
 
@@ -41,7 +41,7 @@ export function Deliveries ({ id }: { id: number }) {
       </form>
       <TableRegion label='Deliveries'>
         <table>
-          <caption>{page === null ? 'Loading deliveries…' : `${page.deliveries.length} deliveries on this page, newest first`}</caption>
+          <caption>{page === null ? 'Loading deliveries…' : `${count(page.deliveries.length, 'delivery', 'deliveries')} on this page, newest first`}</caption>
           <thead>
             <tr>
               <th scope='col'>Event</th><th scope='col'>Type</th><th scope='col'>State</th><th scope='col'>Attempts</th>
@@ -56,7 +56,7 @@ export function Deliveries ({ id }: { id: number }) {
                 <td class={`state ${d.state}`}>{d.state}</td>
                 <td>{d.attempts}</td>
                 <td>{d.lastStatus ?? '—'}</td>
-                <td>{d.lastError ?? '—'}</td>
+                <td class='error-text'>{d.lastError ?? '—'}</td>
                 <td>{when(d.nextAttemptAt)}</td>
                 <td><button type='button' class='secondary' onClick={() => redeliver(d.id)} aria-label={`Redeliver ${d.id}`}>Redeliver</button></td>
               </tr>

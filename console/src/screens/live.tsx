@@ -6,7 +6,10 @@ const TYPES = ['plant.created', 'plant.updated', 'plant.deleted'] as const
 
 const describeEvent = (event: StoreEvent) => (event.type === 'reset'
   ? `Events before ${event.data.oldest} are no longer kept: lists were reloaded`
-  : JSON.stringify(event.data, (_key, value: unknown) => (typeof value === 'bigint' ? `${value}` : value)))
+  // As the API sent it: an id is a number with every digit, not a string (JSON.rawJSON writes it as is).
+  : JSON.stringify(event.data, (_key, value: unknown) => (typeof value === 'bigint' ? rawJson(`${value}`) : value)))
+
+const rawJson = (JSON as unknown as { rawJSON: (text: string) => unknown }).rawJSON
 
 /**
  * The store's events as they happen, newest at the bottom. Hovering or focusing the feed pauses it, so

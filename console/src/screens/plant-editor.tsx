@@ -17,6 +17,7 @@ export function PlantEditor ({ id, onClose }: { id: bigint, onClose: () => void 
   const [conflict, setConflict] = useState<Loaded | null>(null)
 
   useEffect(() => {
+    announce('')
     client.getPlant(id).then((current) => { setLoaded(current); setName(current.plant.name); setTag(current.plant.tag ?? '') }, fail)
   }, [id])
 
@@ -27,6 +28,7 @@ export function PlantEditor ({ id, onClose }: { id: bigint, onClose: () => void 
       onClose()
     } catch (error) {
       if (statusOf(error) !== 412) return fail(error)
+      announce('')
       setConflict(await client.getPlant(id))
     }
   }

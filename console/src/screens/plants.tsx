@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import type { ListQuery, Page, Plant, StoreEvent } from '@plantstore/client'
 import { useConsole } from '../context.js'
 import { holds } from '../session.js'
-import { ConfirmButton, TableRegion } from '../ui.js'
+import { count, ConfirmButton, TableRegion } from '../ui.js'
 import { PlantForm } from './plant-form.js'
 import { PlantEditor } from './plant-editor.js'
 
@@ -77,7 +77,7 @@ export function PlantsScreen () {
       {editing !== null && <PlantEditor id={editing} onClose={() => { setEditing(null); load() }} />}
       <TableRegion label='Plants'>
         <table>
-          <caption>{page === null ? 'Loading plants…' : `${page.plants.length} plants on this page${query.tag === undefined ? '' : ` tagged ${query.tag}`}`}</caption>
+          <caption>{page === null ? 'Loading plants…' : `${count(page.plants.length, 'plant')} on this page${query.tag === undefined ? '' : ` tagged ${query.tag}`}`}</caption>
           <thead><tr><th scope='col'>ID</th><th scope='col'>Name</th><th scope='col'>Tag</th>{canWrite && <th scope='col'>Actions</th>}</tr></thead>
           <tbody>
             {page?.plants.map((plant) => (

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import type { WebhookSubscription } from '@plantstore/client'
 import { useConsole } from '../context.js'
-import { SecretOnce, TableRegion, when } from '../ui.js'
+import { count, SecretOnce, TableRegion, when } from '../ui.js'
 import { WebhookDetail } from './webhook-detail.js'
 import { EventChoice, throttleOf } from './event-choice.js'
 
@@ -27,7 +27,8 @@ export function WebhooksScreen () {
       })
       setSecret(made.secret)
       announce(`Subscribed ${made.url}.`)
-      setUrl(''); setDescription('')
+      // The form starts over: no field, box or throttle of the last subscription stays.
+      setUrl(''); setDescription(''); setEvents(null); setThrottle('')
       await load()
     } catch (error) { fail(error) }
   }
@@ -48,7 +49,7 @@ export function WebhooksScreen () {
       {open !== null && <WebhookDetail id={open} onChanged={load} onClose={() => { setOpen(null); load() }} />}
       <TableRegion label='Webhook subscriptions'>
         <table>
-          <caption>{subscriptions === null ? 'Loading subscriptions…' : `${subscriptions.length} subscriptions`}</caption>
+          <caption>{subscriptions === null ? 'Loading subscriptions…' : count(subscriptions.length, 'subscription')}</caption>
           <thead>
             <tr><th scope='col'>URL</th><th scope='col'>Events</th><th scope='col'>State</th><th scope='col'>Last success</th>
               <th scope='col'>Failures in a row</th><th scope='col'>Backlog</th><th scope='col'>Last error</th><th scope='col'>Actions</th>
