@@ -1,5 +1,3 @@
-import { timingSafeEqual } from 'node:crypto'
-import type { Socket } from 'node:net'
 import fp from 'fastify-plugin'
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
 import { ApiError, InsufficientScope, InvalidToken, MalformedAuthorization, MissingCredentials, TooManyRequests } from '../contract/errors.js'
@@ -7,7 +5,7 @@ import type { Config } from '../config/config.js'
 import { createJwtVerifier, looksLikeJwt } from './jwt.js'
 import type { Principal } from './jwt.js'
 import { grants } from '../store/store.js'
-import type { FoundToken, Store, TokenStore } from '../store/store.js'
+import type { CachedToken, Store } from '../store/store.js'
 import { hashToken, looksLikeToken, readCredentials, sameHash } from './tokens.js'
 import { readTicket } from './tickets.js'
 import { WindowCounter } from '../lib/window-counter.js'
@@ -42,37 +40,12 @@ function authorizationCount (request: FastifyRequest): number {
   return count
 }
 
-/**
- * The opaque token a keep-alive connection last proved, byte for byte as its Authorization header:
- * its next requests with the same header skip the hash and the lookup for as long as the token cache
- * would trust the token (no change to tokens anywhere since, read less than a second ago).
- */
-interface Proven { readonly header: Buffer, readonly found: FoundToken, readonly principal: Principal }
-const PROVEN = Symbol('plantstore.proven-token')
-type ProvingSocket = Socket & { [PROVEN]?: Proven }
-
-const unexpired = (token: FoundToken['token']) => token.expiresAt === null || token.expiresAt.getTime() > Date.now()
-
-/** What a connection proved before, when this request's header is the same and still trusted. */
-function provenBefore (tokens: TokenStore, socket: ProvingSocket, header: string | undefined): Proven | undefined {
-  const proven = socket[PROVEN]
-  if (proven === undefined || header === undefined || header.length !== proven.header.length) return undefined
-  // In constant time, as every comparison with a secret: behind a proxy, one connection carries many callers.
-  if (!timingSafeEqual(Buffer.from(header, 'latin1'), proven.header)) return undefined
-  if (!tokens.stillTrusted(proven.found) || !unexpired(proven.found.token)) return undefined
-  return proven
-}
+const unexpired = (token: CachedToken) => token.expiresAt === null || token.expiresAt.getTime() > Date.now()
 
 /** Who a request's Authorization header proves it is, or the 400/401 error it deserves (or 503 from the store). */
 async function authenticate (store: Store, verifyJwt: JwtVerifier | undefined, request: FastifyRequest): Promise<Principal> {
-  const socket = request.raw.socket as ProvingSocket
   const header = request.headers.authorization
   if (header !== undefined && authorizationCount(request) > 1) throw new MalformedAuthorization('more than one Authorization header')
-  const proven = provenBefore(store.tokens, socket, header)
-  if (proven !== undefined) {
-    store.tokens.recordUse(proven.found.token.id)
-    return proven.principal
-  }
   const credentials = readCredentials(header)
   const ticket = (request.query as { ticket?: unknown } | undefined)?.ticket
   if (credentials.kind === 'none' && typeof ticket === 'string' && request.routeOptions.config.acceptsTicket === true) {
@@ -91,15 +64,11 @@ async function authenticate (store: Store, verifyJwt: JwtVerifier | undefined, r
   }
   if (!looksLikeToken(credentials.token)) throw new InvalidToken()
   const hash = hashToken(credentials.token)
-  const found = await tokens.findByHash(hash)
-  const token = found?.token
+  const token = await tokens.findByHash(hash)
   const usable = token !== undefined && sameHash(token.hash, hash) && token.revokedAt === null && unexpired(token)
   if (!usable) throw new InvalidToken()
   tokens.recordUse(token.id)
-  const principal = { key: `token:${token.id}`, name: token.name, scopes: token.scopes, tokenId: token.id, expiresAt: token.expiresAt }
-  // A token the cache may not trust beyond this lookup (cache off, or a clear raced it) is not kept.
-  if (tokens.stillTrusted(found!)) socket[PROVEN] = { header: Buffer.from(header!, 'latin1'), found: found!, principal }
-  return principal
+  return { key: `token:${token.id}`, name: token.name, scopes: token.scopes, tokenId: token.id, expiresAt: token.expiresAt }
 }
 
 /** Only a caller's own mistakes count toward the failure limit: never the store being unreachable (503). */

@@ -1,4 +1,3 @@
-import { setFlagsFromString } from 'node:v8'
 import { Worker } from 'node:worker_threads'
 import type { WorkerOptions } from 'node:worker_threads'
 
@@ -14,10 +13,6 @@ const THREAD_LIMITS = { maxYoungGenerationSizeMb: 8 }
  * importing it.
  */
 export function spawnWorker (from: string, name: string, given: WorkerOptions): Worker {
-  // `plantstore` runs with --max-semi-space-size=8 for its main thread (see cli/main.ts), but V8 lets
-  // that flag override every isolate's own limits: the threads' 8 MiB young generation was 16. The flag
-  // is read only when an isolate is made, so clearing it now leaves the main thread's as it is.
-  setFlagsFromString('--max-semi-space-size=0')
   const options = { ...given, resourceLimits: { ...THREAD_LIMITS, ...given.resourceLimits } }
   const extension = from.slice(from.lastIndexOf('.'))
   const url = new URL(`./${name}${extension}`, from)

@@ -1,6 +1,6 @@
 import { boundedCache } from '../lib/bounded-cache.js'
 import { tokenEntryBytes } from './token-store.js'
-import type { CachedToken, FoundToken } from './token-store.js'
+import type { CachedToken } from './token-store.js'
 
 // No entry is trusted longer than this: a revocation is refused within a second, whatever happens.
 const MAX_AGE_MS = 1000
@@ -19,7 +19,7 @@ export class TokenCache {
   #generation = 0
 
   constructor (maxBytes: number, isStale: () => boolean = () => false) {
-    this.#entries = boundedCache<FoundToken>({ maxBytes, ttlMs: MAX_AGE_MS, sizeOf: (entry, key) => tokenEntryBytes(entry.token, key) })
+    this.#entries = boundedCache<CachedToken>({ maxBytes, ttlMs: MAX_AGE_MS, sizeOf: (token, key) => tokenEntryBytes(token, key) })
     this.#isStale = isStale
     this.#enabled = maxBytes > 0
   }
@@ -29,7 +29,7 @@ export class TokenCache {
    * lookup. A clear while it was read may have been its revocation, read too late: such a token serves
    * its own request only, as does every token when the cache is off.
    */
-  async through (hash: Buffer, read: () => CachedToken | undefined | Promise<CachedToken | undefined>): Promise<FoundToken | undefined> {
+  async through (hash: Buffer, read: () => CachedToken | undefined | Promise<CachedToken | undefined>): Promise<CachedToken | undefined> {
     this.#clearIfStale()
     const generation = this.#generation
     const key = hash.toString('base64')
@@ -37,19 +37,8 @@ export class TokenCache {
     if (cached !== undefined) return cached
     const token = await read()
     if (token === undefined) return undefined
-    if (!this.#enabled || generation !== this.#generation) return { token, generation: -1, readAt: 0 }
-    const found = { token, generation, readAt: Date.now() }
-    this.#entries.set(key, found)
-    return found
-  }
-
-  /**
-   * Whether a token found earlier may still be used without a lookup: nothing about tokens changed
-   * since (here or, as the dialect's signal says, elsewhere), and it was read less than MAX_AGE_MS ago.
-   */
-  stillTrusted (found: FoundToken): boolean {
-    this.#clearIfStale()
-    return found.generation === this.#generation && Date.now() - found.readAt < MAX_AGE_MS
+    if (this.#enabled && generation === this.#generation) this.#entries.set(key, token)
+    return token
   }
 
   /** Tokens changed (here or elsewhere): nothing cached may outlive the change. */

@@ -21,15 +21,6 @@ export interface TokenRecord {
 
 export type CachedToken = TokenRecord & { hash: Buffer }
 
-/** A token found by its hash, and what it takes to keep trusting it without a lookup (TokenCache.stillTrusted). */
-export interface FoundToken {
-  readonly token: CachedToken
-  /** The cache's generation when the lookup began; -1 when the token may not be trusted beyond this lookup. */
-  readonly generation: number
-  /** When the token was read from the store: it is trusted for MAX_AGE_MS from then, no longer. */
-  readonly readAt: number
-}
-
 /** A token's state as listed: revoked, expired or active. */
 export function tokenState (token: TokenRecord, now = Date.now()): 'active' | 'expired' | 'revoked' {
   if (token.revokedAt !== null) return 'revoked'
@@ -52,10 +43,8 @@ export const OWNER_REVOKED = 'disabled: the token that owns this subscription wa
 
 /** API tokens: only their SHA-256 hashes are stored. */
 export interface TokenStore {
-  /** The token with this hash, through the cache (token-cache.ts), with how long it may be trusted. */
-  findByHash (hash: Buffer): Promise<FoundToken | undefined>
-  /** Whether a token found earlier may still be used without looking it up again (TokenCache.stillTrusted). */
-  stillTrusted (found: FoundToken): boolean
+  /** The token with this hash, through the cache (token-cache.ts). */
+  findByHash (hash: Buffer): Promise<CachedToken | undefined>
   /** Fails with TokenNameTaken when the name is in use. */
   create (token: NewToken): Promise<TokenRecord>
   /** Creates the token only when the store has none at all; answers whether it did. */

@@ -147,7 +147,7 @@ export function instrumentStore (store: Store, metrics: Metrics, traces?: Tracin
   return {
     dialect: store.dialect,
     plants: timed('plants', store.plants, metrics, ['handOff'], tracing),
-    tokens: timed('tokens', store.tokens, metrics, ['recordUse', 'stillTrusted'], tracing),
+    tokens: timed('tokens', store.tokens, metrics, ['recordUse'], tracing),
     webhooks: timed('webhooks', store.webhooks, metrics, [], tracing),
     bulk: store.bulk,
     events: store.events,

@@ -1,13 +1,8 @@
-import { createRequire } from 'node:module'
 import { isIP } from 'node:net'
-import type { Pool as UndiciPool } from 'undici'
+import { Pool } from 'undici'
 import type { Delivery } from '../store/store.js'
 import { ALLOW_PRIVATE_HINT, hostOf, isPublicAddress, publicOnlyLookup } from './address-policy.js'
 import { Signer } from './signature.js'
-
-// Only undici's connection pool: the package's index also loads fetch, WebSocket, its cache and its
-// mocks, which no sender uses (3 MiB of the dispatcher thread's live heap, measured after a GC).
-const Pool = createRequire(import.meta.url)('undici/lib/dispatcher/pool.js') as typeof UndiciPool
 
 /** What one attempt came to: the status (if any answer came), an error unless it was a 2xx, and how long it took. */
 export interface AttemptOutcome {
@@ -23,7 +18,7 @@ export interface AttemptOutcome {
  * connection resolves the host again and refuses an address that is not public (address-policy.ts).
  */
 export class Sender {
-  readonly #pool: UndiciPool
+  readonly #pool: Pool
   readonly #path: string
   readonly #timeoutMs: number
   #signer: { secrets: string, signer: Signer } | undefined

@@ -11,8 +11,8 @@ import { build, createToken, DATABASES, freshDatabase } from '../helper.js'
 const folder = mkdtempSync(join(tmpdir(), 'plantstore-proven-'))
 after(() => rmSync(folder, { recursive: true, force: true }))
 
-// A keep-alive connection's next requests with the token it proved skip the hash and the lookup
-// (auth/bearer.ts): that must never let a revoked token or another caller's guess through.
+// One keep-alive connection may carry many callers (behind a proxy): each request is authenticated on
+// its own, so a token proven earlier on the connection never lets a revoked token or a guess through.
 for (const [db, url] of Object.entries(DATABASES)) {
   test(`on ${db}: one keep-alive connection, several tokens; a revocation here or by another connection holds on it`, async (t) => {
     // SQLite in a file, so that a second connection (as the CLI or another process) can revoke.

@@ -4,7 +4,7 @@ import { toToken, toTokenWithHash } from '../rows.js'
 import type { TokenRow } from '../rows.js'
 import { TokenNameTaken } from '../errors.js'
 import { OWNER_REVOKED } from '../store.js'
-import type { FoundToken, NewToken, TokenPage, TokenStore } from '../store.js'
+import type { NewToken, TokenPage, TokenStore } from '../store.js'
 import type { PostgresDatabase } from './database.js'
 import type { TokenCache } from '../token-cache.js'
 import { TokenUsage } from '../token-usage.js'
@@ -37,10 +37,6 @@ export class PostgresTokens implements TokenStore {
       const [row] = await this.#db.query<TokenRow>('SELECT * FROM tokens WHERE hash = $1', [hash], 'tokens.by-hash')
       return row === undefined ? undefined : toTokenWithHash(row)
     })
-  }
-
-  stillTrusted (found: FoundToken) {
-    return this.#cache.stillTrusted(found)
   }
 
   async create (token: NewToken) {

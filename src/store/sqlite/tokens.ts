@@ -3,7 +3,7 @@ import { toToken, toTokenWithHash } from '../rows.js'
 import type { TokenRow } from '../rows.js'
 import { TokenNameTaken } from '../errors.js'
 import { OWNER_REVOKED } from '../store.js'
-import type { FoundToken, NewToken, TokenPage, TokenStore } from '../store.js'
+import type { NewToken, TokenPage, TokenStore } from '../store.js'
 import { guard, Statements } from './connection.js'
 import { TokenCache } from '../token-cache.js'
 import { changedElsewhere } from './data-version.js'
@@ -40,10 +40,6 @@ export class SqliteTokens implements TokenStore {
       const row = this.#selectByHash.get(hash)
       return row === undefined ? undefined : toTokenWithHash(row)
     }))
-  }
-
-  stillTrusted (found: FoundToken) {
-    return this.#cache.stillTrusted(found)
   }
 
   async create (token: NewToken) {
