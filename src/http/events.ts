@@ -38,6 +38,8 @@ export default fp<EventsOptions>(async (app, { retentionMs, tokenRetentionMs, bu
     onPrunedDeliveries: (count) => log.debug({ count }, 'webhook delivery records past the retention deleted'),
     onError: (error) => { if (!app.storeOutage.failed(error)) log.warn({ err: error }, 'event retention could not run; it tries again later') }
   })
+  // Each commit of this process wakes the feed (other processes' are heard through the store's watch).
+  const unsubscribe = app.store.commits.subscribe((commit) => { if (commit.kind === 'plants') feed.wake() })
   metrics.observeStreams(() => feed.open)
   app.decorate('events', feed)
   app.addHook('onReady', async () => {
@@ -46,6 +48,7 @@ export default fp<EventsOptions>(async (app, { retentionMs, tokenRetentionMs, bu
     retention.start()
   })
   app.addHook('preClose', async () => {
+    unsubscribe()
     credentials.stop()
     await feed.stop()
     await retention.stop()

@@ -25,8 +25,23 @@ export default fp<DispatcherOptions & { database: DatabaseUrl, tracing?: string 
       connectWriter: dialect.connectWriter,
       tracing
     })
-  app.store.plants.handOff?.(dispatcher)
+  app.store.plants.handOff(dispatcher)
   app.decorate('webhooks', dispatcher)
-  app.addHook('onReady', async () => { dispatcher.start() })
-  app.addHook('preClose', async () => { await dispatcher.stop() })
+  // This process's commits reach the dispatcher at once (other processes' at its next poll). Until it
+  // starts, there is nothing to tell: it reads the subscribers as it starts.
+  let started = false
+  const unsubscribe = app.store.commits.subscribe(async (commit) => {
+    if (!started) return
+    if (commit.kind === 'subscriptions') await dispatcher.refresh().catch(() => {})
+    const due = commit.kind === 'plants' ? commit.deliveriesWaiting : commit.kind === 'subscriptions' ? commit.deliveriesDue : true
+    if (due) dispatcher.wake()
+  })
+  app.addHook('onReady', async () => {
+    dispatcher.start()
+    started = true
+  })
+  app.addHook('preClose', async () => {
+    unsubscribe()
+    await dispatcher.stop()
+  })
 }, { name: 'webhooks', dependencies: ['store'] })

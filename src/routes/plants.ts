@@ -32,7 +32,7 @@ export default async function plantRoutes (app: FastifyInstance, { readCacheByte
     ...operation('listPlants'),
     handler: async (request, reply) => {
       const { limit, tag, after } = request.query as ListQuery
-      const version = store.dialect.readVersion?.()
+      const version = store.dialect.readVersion()
       // The parsed query, each part told apart: no tag is not the empty tag.
       const key = JSON.stringify([limit, after?.toString() ?? null, tag ?? null])
       const page = await answers.through(key, version, () => readPage(limit, tag, after))
@@ -57,10 +57,6 @@ export default async function plantRoutes (app: FastifyInstance, { readCacheByte
       const body = request.body as PlantBody & { id: bigint }
       const outcome = await store.plants.create(plantOfBody(body.id, body))
       if (outcome.kind === 'conflict') throw new PlantConflict(String(body.id))
-      if (outcome.kind === 'created') {
-        app.events.wake()
-        if (outcome.enqueued) app.webhooks.wake()
-      }
       reply.header('etag', etagOf(outcome.plant))
       reply.header('location', `/plants/${outcome.plant.id}`)
       return reply.type(JSON_TYPE).send(plantJson(outcome.plant))
@@ -71,7 +67,7 @@ export default async function plantRoutes (app: FastifyInstance, { readCacheByte
     ...operation('getPlant'),
     handler: async (request, reply) => {
       const { id } = request.params as IdParams
-      const version = store.dialect.readVersion?.()
+      const version = store.dialect.readVersion()
       const answer = await answers.through(`plant ${id}`, version, () => readPlant(id, reply))
       reply.header(POSITION_HEADER, answer.position)
       reply.header('etag', answer.etag)
@@ -97,9 +93,7 @@ export default async function plantRoutes (app: FastifyInstance, { readCacheByte
       const body = request.body as PlantBody
       if (body.id !== undefined && body.id !== id) throw new SchemaMismatch(`body/id ${body.id} must equal the id in the path, ${id}`)
       const header = request.headers['if-match']
-      const { plant, enqueued } = written(await store.plants.replace(plantOfBody(id, body), ifMatch(header)), id, header)
-      app.events.wake()
-      if (enqueued) app.webhooks.wake()
+      const { plant } = written(await store.plants.replace(plantOfBody(id, body), ifMatch(header)), id, header)
       reply.header('etag', etagOf(plant))
       return reply.type(JSON_TYPE).send(plantJson(plant))
     }
@@ -110,9 +104,7 @@ export default async function plantRoutes (app: FastifyInstance, { readCacheByte
     handler: async (request, reply) => {
       const { id } = request.params as IdParams
       const header = request.headers['if-match']
-      const { enqueued } = written(await store.plants.delete(id, ifMatch(header)), id, header)
-      app.events.wake()
-      if (enqueued) app.webhooks.wake()
+      written(await store.plants.delete(id, ifMatch(header)), id, header)
       return reply.code(204).send()
     }
   })

@@ -92,8 +92,6 @@ export default async function tokenRoutes (app: FastifyInstance) {
       const missing = missingScope(request, target.scopes)
       if (missing !== undefined) throw new InsufficientScope(missing)
       await tokens.revokeById(target.id)
-      // Its subscriptions were disabled with it: this instance's lanes follow at once, others at their next poll.
-      await app.webhooks.refresh()
       return reply.code(204).send()
     }
   })

@@ -72,8 +72,6 @@ export default async function webhookRoutes (app: FastifyInstance, { allowPrivat
       if (subscription === undefined) {
         throw new TooManyRequests(60, `this token holds ${maxPerOwner} webhook subscriptions, the most one owner may hold; delete one first`)
       }
-      // This instance's dispatcher sends to it from now on; others pick it up at their next poll.
-      await app.webhooks.refresh()
       return reply.code(201).header('location', `/webhooks/${subscription.id}`).send(withSecret(subscription))
     }
   })
@@ -104,9 +102,6 @@ export default async function webhookRoutes (app: FastifyInstance, { allowPrivat
       const { id } = await subscriptionOf(request)
       const updated = await store.webhooks.updateSubscription(id, request.body as SubscriptionChanges)
       if (updated === undefined) throw notFound(BigInt(id))
-      // This instance's lanes follow at once (a throttle, a state); others at their next poll.
-      await app.webhooks.refresh()
-      if (updated.state === 'enabled') app.webhooks.wake()
       return subscriptionView(updated)
     }
   })
@@ -118,7 +113,6 @@ export default async function webhookRoutes (app: FastifyInstance, { allowPrivat
       const { since } = request.body as { since: string }
       // The schema's date-time format has checked it.
       const recovered = await store.webhooks.recover(id, new Date(since))
-      app.webhooks.wake()
       return reply.code(202).send({ recovered })
     }
   })
@@ -128,7 +122,6 @@ export default async function webhookRoutes (app: FastifyInstance, { allowPrivat
     handler: async (request, reply) => {
       const { id } = await subscriptionOf(request)
       if (!await store.webhooks.removeSubscription(id)) throw notFound(BigInt(id))
-      await app.webhooks.refresh()
       return reply.code(204).send()
     }
   })
@@ -164,7 +157,6 @@ export default async function webhookRoutes (app: FastifyInstance, { allowPrivat
       const { id } = await subscriptionOf(request)
       const { eventId } = request.params as { eventId: string }
       if (!await store.webhooks.redeliver(id, eventId)) throw new NotFound(`no event ${eventId} for webhook subscription ${id}`)
-      app.webhooks.wake()
       return reply.code(202).send()
     }
   })

@@ -1,7 +1,8 @@
 import type { DatabaseUrl } from '../config/config.js'
 import { describeSystemError } from '../lib/system-errors.js'
 import { StoreMissing, StoreOpenError } from './errors.js'
-import type { Store } from './store.js'
+import type { DialectStore, Store } from './store.js'
+import { announcingPlants, announcingTokens, announcingWebhooks, Commits } from './commits.js'
 import type { MessagePort } from 'node:worker_threads'
 import { GroupCommit } from './group-commit.js'
 import type { WriteJob, WriteResult } from './sqlite/write-jobs.js'
@@ -18,18 +19,38 @@ export async function openStore (database: DatabaseUrl, options: {
   tokenCacheBytes?: number
 } = {}): Promise<Store> {
   try {
-    switch (database.kind) {
-      // Each driver is loaded only when its database is used.
-      case 'sqlite':
-        return (await import('./sqlite/index.js')).openSqlite({
-          path: database.path, synchronous: database.synchronous, create: options.create, onBatch: options.onBatch, tokenCacheBytes: options.tokenCacheBytes
-        })
-      case 'postgres':
-        return await (await import('./postgres/index.js')).openPostgres({ url: database.url, poolSize: database.poolSize, ...options })
-    }
+    return announcingCommits(await openDialect(database, options))
   } catch (error) {
     if (error instanceof StoreMissing) throw error
     throw new StoreOpenError(`cannot open the database (--database, PLANTSTORE_DATABASE_URL): ${reason(error)}`, error)
+  }
+}
+
+async function openDialect (database: DatabaseUrl, options: Parameters<typeof openStore>[1] = {}): Promise<DialectStore> {
+  switch (database.kind) {
+    // Each driver is loaded only when its database is used.
+    case 'sqlite':
+      return (await import('./sqlite/index.js')).openSqlite({
+        path: database.path, synchronous: database.synchronous, create: options.create, onBatch: options.onBatch, tokenCacheBytes: options.tokenCacheBytes
+      })
+    case 'postgres':
+      return await (await import('./postgres/index.js')).openPostgres({ url: database.url, poolSize: database.poolSize, ...options })
+  }
+}
+
+/** The store whose writes announce, once committed, what they committed (commits.ts). */
+function announcingCommits (store: DialectStore): Store {
+  const commits = new Commits()
+  return {
+    commits,
+    plants: announcingPlants(store.plants, commits),
+    tokens: announcingTokens(store.tokens, commits),
+    webhooks: announcingWebhooks(store.webhooks, commits),
+    events: store.events,
+    bulk: store.bulk,
+    dialect: store.dialect,
+    ping: () => store.ping(),
+    close: () => store.close()
   }
 }
 

@@ -65,7 +65,7 @@ export interface PlantStore {
   delete (id: bigint, precondition?: Precondition): Promise<WriteOutcome>
   /**
    * From now on, creates hand the deliveries they write to this dispatcher, claimed for it, where it
-   * takes them (DeliveryHandoff). Absent where a store leaves every delivery to claims.
+   * takes them (DeliveryHandoff). A store that leaves every delivery to claims does nothing here.
    */
-  handOff?: (handoff: DeliveryHandoff) => void
+  handOff (handoff: DeliveryHandoff): void
 }

@@ -1,11 +1,13 @@
 import type { MessagePort } from 'node:worker_threads'
 import type { BulkStore } from './bulk-store.js'
+import type { Commits } from './commits.js'
 import type { EventStore } from './event-store.js'
 import type { PlantStore } from './plant-store.js'
 import type { TokenStore } from './token-store.js'
 import type { WebhookStore } from './webhook-store.js'
 
 export * from './bulk-store.js'
+export * from './commits.js'
 export * from './delivery-handoff.js'
 export * from './errors.js'
 export * from './event-store.js'
@@ -23,9 +25,9 @@ export interface StoreDialect {
   readonly sharedAcrossThreads: boolean
   /**
    * A cheap value that changes whenever plants may have changed, by any process (SQLite's
-   * `data_version`); null where the database has none, and then reads are not cached (routes/read-cache.ts).
+   * `data_version`); undefined where the database has none, and then reads are not cached (routes/read-cache.ts).
    */
-  readonly readVersion: (() => string) | null
+  readonly readVersion: () => string | undefined
   /**
    * A port into the store's single writer thread, through which another thread's writes (the webhook
    * dispatcher's) join the same batches (sqlite/write-channel.ts); null where any connection may write.
@@ -39,6 +41,8 @@ export interface StoreDialect {
  * except as one of the store's named errors (errors.ts, the driver's error as `cause`) or a domain outcome.
  */
 export interface Store {
+  /** What this process's writes committed, for the feed and the dispatcher to follow (commits.ts). */
+  readonly commits: Commits
   readonly plants: PlantStore
   readonly tokens: TokenStore
   readonly webhooks: WebhookStore
@@ -52,3 +56,6 @@ export interface Store {
   ping (): Promise<void>
   close (): Promise<void>
 }
+
+/** A store as a dialect opens it; openStore adds the announcements of its commits. */
+export type DialectStore = Omit<Store, 'commits'>

@@ -145,6 +145,7 @@ type StoreTracing = Pick<Tracing, 'spans' | 'recording'> & { system: string }
 export function instrumentStore (store: Store, metrics: Metrics, traces?: Tracing): Store {
   const tracing = traces === undefined ? undefined : { ...traces, system: store.dialect.name === 'postgres' ? 'postgresql' : 'sqlite' }
   return {
+    commits: store.commits,
     dialect: store.dialect,
     plants: timed('plants', store.plants, metrics, ['handOff'], tracing),
     tokens: timed('tokens', store.tokens, metrics, ['recordUse'], tracing),

@@ -4,6 +4,7 @@ import { createPlantStoreClient } from '@plantstore/client'
 import type { StoreEvent } from '@plantstore/client'
 import { build, createToken, DATABASES } from '../helper.js'
 import { openStream, sequences } from '../sse.js'
+import { seededRandom } from '../random.js'
 
 /** A stream owner with no token behind it and no expiry (the feed's own tests). */
 const owner = (key: string) => ({ key, tokenId: null, expiresAt: null })
@@ -23,13 +24,14 @@ for (const [db, database] of Object.entries(DATABASES)) {
       const baseUrl = await app.listen({ port: 0, host: '127.0.0.1' })
       const token = await createToken(app)
       const writer = createPlantStoreClient({ baseUrl, token })
-      // A fetch that drops each stream connection after a random 20–120 ms.
+      // A fetch that drops each stream connection after a random 20–120 ms (seeded: the seed is printed).
+      const random = seededRandom(t)
       const dropped = { count: 0 }
       const flaky: typeof fetch = async (input, init) => {
         const controller = new AbortController()
         init?.signal?.addEventListener('abort', () => controller.abort())
         const response = await fetch(input, { ...init, signal: controller.signal })
-        setTimeout(() => { dropped.count++; controller.abort() }, 20 + Math.random() * 100)
+        setTimeout(() => { dropped.count++; controller.abort() }, 20 + random() * 100)
         return response
       }
       const reader = createPlantStoreClient({ baseUrl, token, fetch: flaky })

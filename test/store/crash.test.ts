@@ -2,11 +2,13 @@ import assert from 'node:assert/strict'
 import Database from 'better-sqlite3'
 import { test } from 'node:test'
 import { createPlant, newDatabase, run, serve } from '../executable.js'
+import { seededRandom } from '../random.js'
 
 // npm test kills the server 3 times; npm run test:crash sets PLANTSTORE_CRASH_KILLS=20.
 const kills = Number(process.env.PLANTSTORE_CRASH_KILLS ?? 3)
 
-test(`SIGKILL at random moments under load, ${kills} times: every acknowledged plant survives exactly`, { timeout: 60_000 + kills * 10_000 }, async () => {
+test(`SIGKILL at random moments under load, ${kills} times: every acknowledged plant survives exactly`, { timeout: 60_000 + kills * 10_000 }, async (t) => {
+  const random = seededRandom(t)
   const database = newDatabase()
   const token = (await run(['tokens', 'create', '--name', 'crash', '--database', database])).stdout.trim()
   const acknowledged = new Map<number, { name: string, tag: string }>()
@@ -25,7 +27,7 @@ test(`SIGKILL at random moments under load, ${kills} times: every acknowledged p
         await res?.arrayBuffer().catch(() => {})
       }
     })
-    await new Promise((resolve) => setTimeout(resolve, 200 + Math.random() * 600))
+    await new Promise((resolve) => setTimeout(resolve, 200 + random() * 600))
     server.child.kill('SIGKILL')
     await server.exited
     load.running = false

@@ -1,4 +1,4 @@
-import type { Store } from '../store.js'
+import type { DialectStore } from '../store.js'
 import { PostgresBulk } from './bulk.js'
 import { createPool, PostgresDatabase } from './database.js'
 import { migratePostgres } from './migrations.js'
@@ -21,7 +21,7 @@ export interface PostgresOptions {
 }
 
 /** Opens a pool and migrates; throws with the driver's reason when the server cannot be reached. */
-export async function openPostgres (options: PostgresOptions): Promise<Store> {
+export async function openPostgres (options: PostgresOptions): Promise<DialectStore> {
   const pool = createPool(options.url, options.poolSize)
   // Without a listener an idle client's error (the server restarting) would crash the process.
   pool.on('error', (error) => options.onPoolError?.(error))
@@ -39,7 +39,7 @@ export async function openPostgres (options: PostgresOptions): Promise<Store> {
   const events = new PostgresEvents(db, options.url)
   const tokens = new PostgresTokens(db, tokenCache)
   return {
-    dialect: { name: 'postgres', sharedAcrossThreads: true, readVersion: null, connectWriter: null },
+    dialect: { name: 'postgres', sharedAcrossThreads: true, readVersion: () => undefined, connectWriter: null },
     plants: new PostgresPlants(db, options.onBatch),
     tokens,
     webhooks: new PostgresWebhooks(db),

@@ -2,7 +2,7 @@ import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { GroupCommit } from '../group-commit.js'
 import { StoreMissing } from '../errors.js'
-import type { Store } from '../store.js'
+import type { DialectStore } from '../store.js'
 import { asUnavailable, connect, guard } from './connection.js'
 import type { SqliteSynchronous } from './connection.js'
 import { migrateSqlite } from './migrations.js'
@@ -36,7 +36,7 @@ export interface SqliteOptions {
  * queue: batched, and on a file committed on a writer thread, so the fsync never blocks the event loop.
  * Throws with the driver's reason.
  */
-export function openSqlite (options: SqliteOptions): Store {
+export function openSqlite (options: SqliteOptions): DialectStore {
   if (options.path !== ':memory:') {
     if (options.create === false && !existsSync(options.path)) throw new StoreMissing(options.path)
     mkdirSync(dirname(options.path), { recursive: true })

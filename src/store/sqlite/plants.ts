@@ -64,6 +64,9 @@ export class SqlitePlants implements PlantStore {
     })
   }
 
+  /** On SQLite the dispatcher claims every delivery itself: one writer, and claims cost no round trip. */
+  handOff () {}
+
   async create (plant: Plant): Promise<CreateOutcome> {
     const trace = traceOrigin()
     const result = await this.#writes.submit(trace === undefined ? { op: 'create', plant } : { op: 'create', plant, trace }) as CreateResult

@@ -24,14 +24,14 @@ export type WriteJob =
  * A create's result as it crosses back (small, so the message is cheap): 0 created, 1 created with
  * webhook deliveries enqueued, 2 an identical replay, or the different plant stored under its id.
  */
-export type CreateResult = 0 | 1 | 2 | Plant
+/** A create's outcome as it crosses from the writer thread: the plant itself only when it differs (a conflict). */
+export type CreateResult = { kind: 'created', enqueued: boolean } | { kind: 'replayed' } | { kind: 'conflict', plant: Plant }
 
 export type WriteResult = CreateResult | DeliveryRow[] | number | null | { deleted: number, next: number | undefined }
 
 /** The outcome a create's result stands for. */
 export function createOutcome (plant: Plant, result: CreateResult): CreateOutcome {
-  if (typeof result !== 'number') return { kind: 'conflict', plant: result }
-  return result === 2 ? { kind: 'replayed', plant } : { kind: 'created', plant, enqueued: result === 1 }
+  return result.kind === 'conflict' ? result : { ...result, plant }
 }
 
 /**
@@ -50,10 +50,10 @@ export function createWriteRunner (db: Database.Database, synchronous: SqliteSyn
 
   const create = (plant: Plant, trace: string | undefined, now: number, subscribed: boolean): CreateResult => {
     if (insertPlant.run(plant.id, plant.name, plant.tag ?? null, now).changes === 1) {
-      return outbox.record({ type: 'plant.created', plant, trace }, now, subscribed) ? 1 : 0
+      return { kind: 'created', enqueued: outbox.record({ type: 'plant.created', plant, trace }, now, subscribed) }
     }
     const outcome = sameOrConflict(plant, plantOfRow(selectPlant.get(plant.id)!))
-    return outcome.kind === 'replayed' ? 2 : outcome.plant
+    return outcome.kind === 'replayed' ? { kind: 'replayed' } : outcome
   }
   const run = (job: WriteJob, now: number, subscribed: boolean): WriteResult => {
     switch (job.op) {

@@ -26,6 +26,17 @@ async function hold (client: pg.Client, id: number) {
   await client.query('INSERT INTO plants (id, name, created_at) VALUES ($1, $2, 0)', [id, 'held'])
 }
 
+/** Waits until `count` sessions of the test's database wait on a lock (the statements under test have reached it). */
+async function lockWaiters (client: pg.Client, count: number) {
+  const deadline = Date.now() + 10_000
+  for (;;) {
+    const { rows: [row] } = await client.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")
+    if (Number(row!.n) >= count) return
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${count} sessions to wait on a lock (${row!.n} do)`)
+    await sleep(10)
+  }
+}
+
 describe('create and import batches on PostgreSQL', { skip }, () => {
   test('two batches whose ids cross never deadlock: each locks its ids in the same order', async (t) => {
     const url = await freshDatabase('postgres:fresh')
@@ -36,11 +47,11 @@ describe('create and import batches on PostgreSQL', { skip }, () => {
     await hold(holder!, 3)
     await first!.query('BEGIN')
     const firstDone = first!.query(createBatchSql, batch([1, 3, 2])).then(() => first!.query('COMMIT'))
-    await sleep(200)
+    await lockWaiters(holder!, 1)
     // Arriving as 2 then 1: in that order it would take plant 2 and wait for plant 1.
     await second!.query('BEGIN')
     const secondDone = second!.query(createBatchSql, batch([2, 1])).then(() => second!.query('COMMIT'))
-    await sleep(200)
+    await lockWaiters(holder!, 2)
     await holder!.query('ROLLBACK')
 
     const outcomes = await Promise.allSettled([firstDone, secondDone])
@@ -73,10 +84,10 @@ describe('create and import batches on PostgreSQL', { skip }, () => {
     await hold(holder!, 2)
     await creator!.query('BEGIN')
     const created = creator!.query(createBatchSql, batch([1, 2, 3])).then(() => creator!.query('COMMIT'))
-    await sleep(200)
+    await lockWaiters(holder!, 1)
     // The file lists plant 3 before plant 1: in that order the import would hold 3 and wait on 1.
     const imported = store.bulk.importPlants([{ id: 3n, name: 'plant 3' }, { id: 1n, name: 'plant 1' }], { onConflict: 'skip', notify: false })
-    await sleep(200)
+    await lockWaiters(holder!, 2)
     await holder!.query('ROLLBACK')
 
     const outcomes = await Promise.allSettled([created, imported])

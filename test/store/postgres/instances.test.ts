@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { freshDatabase } from '../../databases.js'
+import { freshDatabase, withStore } from '../../databases.js'
 import { createPlant, run, serve, stop } from '../../executable.js'
 import { freePort, startReceiver, waitFor } from '../../receiver.js'
 
@@ -51,7 +51,8 @@ describe('two plantstore instances on one PostgreSQL database', { skip }, () => 
     t.after(() => Promise.all([stop(a!), stop(b!)]))
     await Promise.all(Array.from({ length: 60 }, (_, id) => createPlant(id % 2 === 0 ? a!.url : b!.url, token, { id, name: 'p' })))
     await waitFor(() => receiver.received.length >= 60, 15_000, '60 deliveries')
-    await new Promise((resolve) => setTimeout(resolve, 1500))
+    // Nothing left to send anywhere: no duplicate can still come.
+    await waitFor(() => withStore(database, async (store) => [...(await store.webhooks.backlog()).values()].every((count) => count === 0)), 15_000, 'an empty backlog')
     const ids = receiver.received.map((r) => JSON.parse(r.body).id as number).sort((x, y) => x - y)
     assert.deepEqual(ids, Array.from({ length: 60 }, (_, id) => id), 'each plant exactly once')
   })
@@ -69,11 +70,14 @@ describe('two plantstore instances on one PostgreSQL database', { skip }, () => 
       body: JSON.stringify({ url: receiver.url })
     })
     assert.equal(created.status, 201)
-    // Instance b learns of the subscription at its next poll (a second at most); its own creates then wake it.
-    await new Promise((resolve) => setTimeout(resolve, 1500))
+    const { id: subscription } = await created.json() as { id: number }
+    // Instance b may not know the subscription yet: its creates' deliveries wait in the outbox for its
+    // next poll (or a's), and are sent all the same.
     await Promise.all(Array.from({ length: 40 }, (_, id) => createPlant(id % 2 === 0 ? b!.url : a!.url, token, { id, name: 'p' })))
     await waitFor(() => receiver.received.length >= 40, 15_000, '40 deliveries')
-    await new Promise((resolve) => setTimeout(resolve, 1000))
+    // Nothing left to send anywhere: no duplicate can still come.
+    const backlog = async () => ((await (await fetch(`${a!.url}/webhooks/${subscription}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { backlog: number }).backlog
+    await waitFor(async () => await backlog() === 0, 15_000, 'an empty backlog')
     assert.deepEqual(receiver.received.map((r) => JSON.parse(r.body).id as number).sort((x, y) => x - y), Array.from({ length: 40 }, (_, id) => id))
   })
 
