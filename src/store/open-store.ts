@@ -1,4 +1,3 @@
-import type { DatabaseUrl } from '../config/config.js'
 import { describeSystemError } from '../lib/system-errors.js'
 import { StoreMissing, StoreOpenError } from './errors.js'
 import type { DialectStore, Store } from './store.js'
@@ -7,9 +6,15 @@ import type { MessagePort } from 'node:worker_threads'
 import { GroupCommit } from './group-commit.js'
 import type { WriteJob, WriteResult } from './sqlite/write-jobs.js'
 import type { WebhookStore } from './store.js'
+import type { SqliteSynchronous } from './sqlite/connection.js'
+
+/** Where a store is, as config/ reads it from a database URL (the store takes it as a value). */
+export type StoreLocation =
+  | { kind: 'sqlite', path: string, synchronous: SqliteSynchronous }
+  | { kind: 'postgres', url: string, poolSize: number }
 
 /** Opens and migrates the store a database URL names. */
-export async function openStore (database: DatabaseUrl, options: {
+export async function openStore (database: StoreLocation, options: {
   /** Whether a missing SQLite file is created (serve, migrate, a copy's target) or refused (StoreMissing). */
   create?: boolean
   onPoolError?: (error: Error) => void
@@ -26,7 +31,7 @@ export async function openStore (database: DatabaseUrl, options: {
   }
 }
 
-async function openDialect (database: DatabaseUrl, options: Parameters<typeof openStore>[1] = {}): Promise<DialectStore> {
+async function openDialect (database: StoreLocation, options: Parameters<typeof openStore>[1] = {}): Promise<DialectStore> {
   switch (database.kind) {
     // Each driver is loaded only when its database is used.
     case 'sqlite':
@@ -74,7 +79,7 @@ const reason = (error: unknown) => describeSystemError(error, DRIVER_REASONS) ??
  * into the store's writer thread (see StoreDialect.connectWriter). The store was opened, and so migrated,
  * by the main thread.
  */
-export async function openWebhookStore (database: DatabaseUrl, writerPort?: MessagePort): Promise<{ webhooks: WebhookStore, close: () => Promise<void> }> {
+export async function openWebhookStore (database: StoreLocation, writerPort?: MessagePort): Promise<{ webhooks: WebhookStore, close: () => Promise<void> }> {
   if (database.kind === 'postgres') {
     const { createPool, PostgresDatabase } = await import('./postgres/database.js')
     const { PostgresWebhooks } = await import('./postgres/webhooks.js')

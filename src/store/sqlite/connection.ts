@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3'
-import type { SqliteSynchronous } from '../../config/parsers.js'
 import { StoreUnavailable } from '../errors.js'
 
-export type { SqliteSynchronous }
+/** SQLite's synchronous pragma, as the store is opened with it (config/ parses the setting). */
+export type SqliteSynchronous = 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA'
 
 /**
  * The page cache a connection keeps, by its role. The main connection answers the requests' reads:
