@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { operation } from '../contract/document.js'
 import { plantJson, plantOfBody, plantsJson } from '../contract/plant.js'
-import { etagOf, ifMatch, noneMatch } from '../contract/etag.js'
+import { etagOf, noneMatch } from '../contract/etag.js'
 import { NotFound, PlantConflict, PreconditionFailed, SchemaMismatch } from '../contract/errors.js'
 import type { WriteOutcome } from '../store/store.js'
 import { ReadCache } from './read-cache.js'
@@ -93,7 +93,7 @@ export default async function plantRoutes (app: FastifyInstance, { readCacheByte
       const body = request.body as PlantBody
       if (body.id !== undefined && body.id !== id) throw new SchemaMismatch(`body/id ${body.id} must equal the id in the path, ${id}`)
       const header = request.headers['if-match']
-      const { plant } = written(await store.plants.replace(plantOfBody(id, body), ifMatch(header)), id, header)
+      const { plant } = written(await store.plants.replace(plantOfBody(id, body), header), id, header)
       reply.header('etag', etagOf(plant))
       return reply.type(JSON_TYPE).send(plantJson(plant))
     }
@@ -104,7 +104,7 @@ export default async function plantRoutes (app: FastifyInstance, { readCacheByte
     handler: async (request, reply) => {
       const { id } = request.params as IdParams
       const header = request.headers['if-match']
-      written(await store.plants.delete(id, ifMatch(header)), id, header)
+      written(await store.plants.delete(id, header), id, header)
       return reply.code(204).send()
     }
   })

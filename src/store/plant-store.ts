@@ -24,8 +24,11 @@ export type WriteOutcome =
   | { kind: 'missing' }
   | { kind: 'precondition-failed', plant: Plant }
 
-/** Decides, inside the write's transaction, whether the write may go ahead on the current plant. */
-export type Precondition = (current: Plant) => boolean
+/**
+ * An If-Match header's text: the write goes ahead only on a current plant it matches (contract/etag.ts),
+ * checked inside the write's transaction. Data, so that it crosses to SQLite's writer thread.
+ */
+export type Precondition = string
 
 export interface PlantQuery {
   limit: number

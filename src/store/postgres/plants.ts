@@ -1,3 +1,4 @@
+import { ifMatch } from '../../contract/etag.js'
 import type { PoolClient } from 'pg'
 import { GroupCommit } from '../group-commit.js'
 import { plantOfRow } from '../../contract/plant.js'
@@ -136,7 +137,7 @@ export class PostgresPlants implements PlantStore {
       const row = (await client.query<PlantRow>('SELECT id, name, tag FROM plants WHERE id = $1 FOR UPDATE', [id.toString()])).rows[0]
       if (row === undefined) return { kind: 'missing' }
       const current = plantOfRow(row)
-      if (precondition !== undefined && !precondition(current)) return { kind: 'precondition-failed', plant: current }
+      if (precondition !== undefined && !ifMatch(precondition)!(current)) return { kind: 'precondition-failed', plant: current }
       return { kind: 'done', ...await apply(client, current) }
     })
   }

@@ -2,12 +2,12 @@ import type Database from 'better-sqlite3'
 import type { GroupCommit } from '../group-commit.js'
 import { plantOfRow } from '../../contract/plant.js'
 import type { PlantRow } from '../../contract/plant.js'
-import type { PlantChange } from '../../contract/events.js'
 import { traceOrigin } from '../../lib/trace-context.js'
 import { keysetStart } from '../store.js'
 import type { CreateOutcome, Plant, PlantQuery, PlantStore, Precondition, WriteOutcome } from '../store.js'
 import { guard, opaqueInteger } from './connection.js'
-import { LOG_POSITION_SQL, prepareOutbox } from './outbox.js'
+import { LOG_POSITION_SQL } from './outbox.js'
+import type { PlantJob } from './plant-jobs.js'
 import { createOutcome } from './write-jobs.js'
 import type { CreateResult, WriteJob, WriteResult } from './write-jobs.js'
 
@@ -17,11 +17,9 @@ export class SqlitePlants implements PlantStore {
   readonly #select: Database.Statement<[bigint], PlantRow & { position: bigint }>
   readonly #selectMissing: (id: bigint) => { row: PlantRow | undefined, position: bigint }
   readonly #list: (from: bigint, tag: string | undefined, limit: bigint) => { rows: PlantRow[], position: bigint }
-  readonly #replace: (plant: Plant, precondition?: Precondition) => WriteOutcome
-  readonly #delete: (id: bigint, precondition?: Precondition) => WriteOutcome
   readonly #dataVersion: Database.Statement<[], bigint>
-  /** Writes this process made (an in-memory store's creates, and replaces and deletes, run on this
-   * connection, whose own data_version does not count them). */
+  /** Writes this process made (an in-memory store's run on this connection, whose own data_version
+   * does not count them). */
   #localWrites = 0
 
   constructor (db: Database.Database, writes: GroupCommit<WriteJob, WriteResult>) {
@@ -39,29 +37,7 @@ export class SqlitePlants implements PlantStore {
       position: position.get()!,
       rows: tag === undefined ? list.all(from, limit) : listByTag.all(tag, from, limit)
     }))
-    const outbox = prepareOutbox(db)
     this.#dataVersion = db.prepare<[], bigint>('PRAGMA data_version').pluck()
-    const update = db.prepare('UPDATE plants SET name = ?, tag = ? WHERE id = ?')
-    const remove = db.prepare('DELETE FROM plants WHERE id = ?')
-    // Read, check and write in one IMMEDIATE transaction: no other writer can slip in between.
-    // The change's event is appended in the same transaction (outbox.ts).
-    const guardedWrite = db.transaction((id: bigint, precondition: Precondition | undefined, apply: (current: Plant) => PlantChange): WriteOutcome => {
-      const row = selectPlant.get(id)
-      if (row === undefined) return { kind: 'missing' }
-      const current = plantOfRow(row)
-      if (precondition !== undefined && !precondition(current)) return { kind: 'precondition-failed', plant: current }
-      const change = apply(current)
-      const enqueued = outbox.record(change, Date.now(), outbox.anySubscriber())
-      return { kind: 'done', plant: change.type === 'plant.deleted' ? current : change.plant as Plant, enqueued }
-    })
-    this.#replace = (plant, precondition) => guardedWrite.immediate(plant.id, precondition, () => {
-      update.run(plant.name, plant.tag ?? null, plant.id)
-      return { type: 'plant.updated', plant, trace: traceOrigin() }
-    })
-    this.#delete = (id, precondition) => guardedWrite.immediate(id, precondition, (current) => {
-      remove.run(id)
-      return { type: 'plant.deleted', plant: current, trace: traceOrigin() }
-    })
   }
 
   /** On SQLite the dispatcher claims every delivery itself: one writer, and claims cost no round trip. */
@@ -91,18 +67,26 @@ export class SqlitePlants implements PlantStore {
     })
   }
 
+  // Through the one write queue, as creates: on a file the writer thread checks, writes and fsyncs,
+  // and the event loop goes on serving meanwhile.
   async replace (plant: Plant, precondition?: Precondition) {
-    try {
-      return guard(() => this.#replace(plant, precondition))
-    } finally {
-      this.#localWrites++
-    }
+    return this.#write({ op: 'replace', plant, ...this.#extras(precondition) })
   }
 
   async delete (id: bigint, precondition?: Precondition) {
+    return this.#write({ op: 'delete', id, ...this.#extras(precondition) })
+  }
+
+  #extras (precondition: Precondition | undefined) {
+    const trace = traceOrigin()
+    return { ...(precondition !== undefined && { precondition }), ...(trace !== undefined && { trace }) }
+  }
+
+  async #write (job: PlantJob): Promise<WriteOutcome> {
     try {
-      return guard(() => this.#delete(id, precondition))
+      return await this.#writes.submit(job) as WriteOutcome
     } finally {
+      // A read that raced it must not be cached under the version that follows it.
       this.#localWrites++
     }
   }

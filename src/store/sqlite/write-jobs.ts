@@ -3,7 +3,9 @@ import { plantOfRow } from '../../contract/plant.js'
 import type { PlantRow } from '../../contract/plant.js'
 import type { DeliveryRow } from '../rows.js'
 import { sameOrConflict } from '../store.js'
-import type { CreateOutcome, Plant } from '../store.js'
+import type { CreateOutcome, Plant, WriteOutcome } from '../store.js'
+import { preparePlantJobs } from './plant-jobs.js'
+import type { PlantJob } from './plant-jobs.js'
 import type { SqliteSynchronous } from './connection.js'
 import { preparePrune } from './prune.js'
 import { prepareOutbox } from './outbox.js'
@@ -12,22 +14,19 @@ import type { DeliveryJob } from './delivery-jobs.js'
 
 /**
  * The writes that go through the store's one write queue (on a file, the writer thread): creates,
- * and the webhook dispatcher's bookkeeping (claims and attempt outcomes). Plain data, so that they
- * cross to the writer thread by postMessage.
+ * replaces and deletes, and the webhook dispatcher's bookkeeping (claims and attempt outcomes). Plain
+ * data, so that they cross to the writer thread by postMessage.
  */
 export type WriteJob =
   | { op: 'create', plant: Plant, trace?: string }
+  | PlantJob
   | DeliveryJob
   | { op: 'prune', before: number, max: number }
 
-/**
- * A create's result as it crosses back (small, so the message is cheap): 0 created, 1 created with
- * webhook deliveries enqueued, 2 an identical replay, or the different plant stored under its id.
- */
 /** A create's outcome as it crosses from the writer thread: the plant itself only when it differs (a conflict). */
 export type CreateResult = { kind: 'created', enqueued: boolean } | { kind: 'replayed' } | { kind: 'conflict', plant: Plant }
 
-export type WriteResult = CreateResult | DeliveryRow[] | number | null | { deleted: number, next: number | undefined }
+export type WriteResult = CreateResult | WriteOutcome | DeliveryRow[] | number | null | { deleted: number, next: number | undefined }
 
 /** The outcome a create's result stands for. */
 export function createOutcome (plant: Plant, result: CreateResult): CreateOutcome {
@@ -37,16 +36,20 @@ export function createOutcome (plant: Plant, result: CreateResult): CreateOutcom
 /**
  * Runs a batch of jobs in one IMMEDIATE transaction, each with its own result, in order (two creates
  * of one id see each other). A created plant's deliveries (the outbox) are written in its transaction.
- * Only creates need the commit's fsync: a batch of bookkeeping alone commits with synchronous=NORMAL
+ * Only a client's writes (and deletions) need the commit's fsync: a batch of bookkeeping alone commits with synchronous=NORMAL
  * (a power cut may lose it, and then an event is sent again: at least once, never lost). The next
  * FULL commit fsyncs the WAL, earlier frames included, so creates stay as durable as configured.
  */
+// The jobs whose commit must be as durable as configured: a client's writes, and deletions.
+const DURABLE = new Set<WriteJob['op']>(['create', 'replace', 'delete', 'prune', 'pruneDeliveries'])
+
 export function createWriteRunner (db: Database.Database, synchronous: SqliteSynchronous): (jobs: WriteJob[]) => WriteResult[] {
   const insertPlant = db.prepare('INSERT INTO plants (id, name, tag, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING')
   const selectPlant = db.prepare<[bigint], PlantRow>('SELECT id, name, tag FROM plants WHERE id = ?')
   const outbox = prepareOutbox(db)
   const deliveries = prepareDeliveryJobs(db)
   const prune = preparePrune(db)
+  const plantJob = preparePlantJobs(db, outbox)
 
   const create = (plant: Plant, trace: string | undefined, now: number, subscribed: boolean): CreateResult => {
     if (insertPlant.run(plant.id, plant.name, plant.tag ?? null, now).changes === 1) {
@@ -59,6 +62,9 @@ export function createWriteRunner (db: Database.Database, synchronous: SqliteSyn
     switch (job.op) {
       case 'create':
         return create(job.plant, job.trace, now, subscribed)
+      case 'replace':
+      case 'delete':
+        return plantJob(job, now, subscribed)
       case 'claim':
         return deliveries.claim(job)
       case 'attempt':
@@ -86,7 +92,7 @@ export function createWriteRunner (db: Database.Database, synchronous: SqliteSyn
   let current = synchronous
   return (jobs) => {
     if (relaxable) {
-      const wanted = jobs.some((job) => job.op === 'create' || job.op === 'prune' || job.op === 'pruneDeliveries') ? synchronous : 'NORMAL'
+      const wanted = jobs.some((job) => DURABLE.has(job.op)) ? synchronous : 'NORMAL'
       if (wanted !== current) db.pragma(`synchronous = ${wanted}`)
       current = wanted
     }
