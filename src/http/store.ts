@@ -14,6 +14,7 @@ export default fp<{ database: DatabaseUrl, metrics: Metrics, tokenCacheBytes: nu
   const ping = { store: undefined as Store | undefined }
   const outage = new OutageLog(app.log, database.kind === 'postgres' ? database.url : `sqlite:${database.path}`, () => ping.store!.ping())
   const store = ping.store = await openStore(database, {
+    serving: true,
     tokenCacheBytes,
     // A connection the pool held idle broke: the database went away (or restarted).
     onPoolError: (error) => { outage.failed(new StoreUnavailable(error)) },

@@ -22,6 +22,8 @@ export async function openStore (database: StoreLocation, options: {
   onBatch?: (size: number) => void
   /** Bytes the token lookups' cache may hold. */
   tokenCacheBytes?: number
+  /** Serving requests: on SQLite, this process's connection only reads (one writer per file: its thread). */
+  serving?: boolean
 } = {}): Promise<Store> {
   try {
     return announcingCommits(await openDialect(database, options))
@@ -36,7 +38,7 @@ async function openDialect (database: StoreLocation, options: Parameters<typeof 
     // Each driver is loaded only when its database is used.
     case 'sqlite':
       return (await import('./sqlite/index.js')).openSqlite({
-        path: database.path, synchronous: database.synchronous, create: options.create, onBatch: options.onBatch, tokenCacheBytes: options.tokenCacheBytes
+        path: database.path, synchronous: database.synchronous, create: options.create, onBatch: options.onBatch, tokenCacheBytes: options.tokenCacheBytes, readonly: options.serving
       })
     case 'postgres':
       return await (await import('./postgres/index.js')).openPostgres({ url: database.url, poolSize: database.poolSize, ...options })
@@ -92,7 +94,7 @@ export async function openWebhookStore (database: StoreLocation, writerPort?: Me
   const { asUnavailable, connect } = await import('./sqlite/connection.js')
   const { WriteChannel } = await import('./sqlite/write-channel.js')
   const { SqliteWebhooks } = await import('./sqlite/webhooks.js')
-  const db = connect(database.path, database.synchronous, 'thread')
+  const db = connect(database.path, database.synchronous, 'thread', { readonly: true })
   const channel = new WriteChannel(writerPort)
   const writes = new GroupCommit<WriteJob, WriteResult>((jobs) => channel.run(jobs).catch(asUnavailable), { maxInFlight: 2 })
   return {

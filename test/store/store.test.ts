@@ -44,3 +44,23 @@ for (const [db, url] of Object.entries(DATABASES)) {
     })
   })
 }
+
+test('serving on an SQLite file, the store\'s own connection only reads: every write goes through its writer thread', async (t) => {
+  const { mkdtempSync, rmSync } = await import('node:fs')
+  const { tmpdir } = await import('node:os')
+  const { join } = await import('node:path')
+  const { openSqlite } = await import('../../src/store/sqlite/index.js')
+  const dir = mkdtempSync(join(tmpdir(), 'plantstore-readonly-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const store = openSqlite({ path: join(dir, 'plants.db'), readonly: true })
+  t.after(() => store.close())
+  // Writes through the writer thread work: plants, tokens, subscriptions.
+  assert.equal((await store.plants.create({ id: 1n, name: 'Fern' })).kind, 'created')
+  assert.equal((await store.plants.replace({ id: 1n, name: 'Boston fern' })).kind, 'done')
+  assert.equal((await store.tokens.create({ name: 'x', hash: Buffer.alloc(32, 1), scopes: ['plants:read'], expiresAt: null })).name, 'x')
+  assert.ok(await store.webhooks.addSubscription({ url: 'http://127.0.0.1:9/', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', operator: true }))
+  assert.equal((await store.tokens.revokeByName('x'))?.name, 'x')
+  // One written on the serving connection by mistake fails: the bulk path writes on it, as the CLI's does.
+  await assert.rejects(store.bulk.importPlants([{ id: 2n, name: 'Ivy' }], { onConflict: 'fail', notify: false }), /readonly|read-only|unavailable/i)
+  assert.equal((await store.plants.get(1n)).plant?.name, 'Boston fern')
+})

@@ -14,9 +14,10 @@ export type SqliteSynchronous = 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA'
 const CACHE_KIB = { main: 8192, thread: 2048 }
 
 /** Opens a connection with the store's settings; every connection to one file uses these, its page cache chosen by its role. */
-export function connect (path: string, synchronous: SqliteSynchronous, role: keyof typeof CACHE_KIB = 'main'): Database.Database {
-  const db = new Database(path)
-  db.pragma('journal_mode = WAL')
+export function connect (path: string, synchronous: SqliteSynchronous, role: keyof typeof CACHE_KIB = 'main', { readonly = false } = {}): Database.Database {
+  const db = new Database(path, { readonly })
+  // The file is in WAL mode already when a connection only reads it (the writing one set it).
+  if (!readonly) db.pragma('journal_mode = WAL')
   // FULL by default: WAL frames are fsynced before a commit is visible or acknowledged.
   db.pragma(`synchronous = ${synchronous}`)
   db.pragma('busy_timeout = 5000')

@@ -1,3 +1,4 @@
+import type Database from 'better-sqlite3'
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { GroupCommit } from '../group-commit.js'
@@ -28,6 +29,8 @@ export interface SqliteOptions {
   onBatch?: (creates: number) => void
   /** Bytes the token lookups' cache may hold (default 1 MiB). */
   tokenCacheBytes?: number
+  /** Serving: this connection only reads, and every write goes through the writer thread (files only). */
+  readonly?: boolean
 }
 
 /**
@@ -44,8 +47,22 @@ export function openSqlite (options: SqliteOptions): DialectStore {
     closeSync(openSync(options.path, 'a', 0o600))
   }
   const synchronous = options.synchronous ?? 'FULL'
-  const db = connect(options.path, synchronous)
-  migrateSqlite(db)
+  // Serving on a file, this connection only reads: every write goes to the writer thread, and one made
+  // here by mistake fails (SQLITE_READONLY). Migrations run first, on a connection of their own.
+  const readonly = options.readonly === true && options.path !== ':memory:'
+  let db: Database.Database
+  if (readonly) {
+    const migrating = connect(options.path, synchronous, 'thread')
+    try {
+      migrateSqlite(migrating)
+      db = connect(options.path, synchronous, 'main', { readonly })
+    } finally {
+      migrating.close()
+    }
+  } else {
+    db = connect(options.path, synchronous)
+    migrateSqlite(db)
+  }
   // An in-memory database is private to its connection, and has no fsync to move off the event loop.
   const writer = options.path === ':memory:' ? undefined : new SqliteWriter(options.path, synchronous)
   const runHere = writer === undefined ? createWriteRunner(db, synchronous) : undefined
@@ -63,7 +80,7 @@ export function openSqlite (options: SqliteOptions): DialectStore {
       }
     })
   const plants = new SqlitePlants(db, writes)
-  const tokens = new SqliteTokens(db, options.tokenCacheBytes ?? 1 << 20)
+  const tokens = new SqliteTokens(db, writes, options.tokenCacheBytes ?? 1 << 20)
   return {
     dialect: {
       name: 'sqlite',

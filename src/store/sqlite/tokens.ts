@@ -2,29 +2,32 @@ import type Database from 'better-sqlite3'
 import { toToken, toTokenWithHash } from '../rows.js'
 import type { TokenRow } from '../rows.js'
 import { TokenNameTaken } from '../errors.js'
-import { OWNER_REVOKED } from '../store.js'
-import type { NewToken, TokenPage, TokenStore } from '../store.js'
+import type { NewToken, TokenPage, TokenRecord, TokenStore } from '../store.js'
+import type { GroupCommit } from '../group-commit.js'
+import type { CallOf, WriteJob, WriteResult } from './write-jobs.js'
+import type { TokenWrites } from './token-writes.js'
 import { guard, Statements } from './connection.js'
 import { TokenCache } from '../token-cache.js'
 import { changedElsewhere } from './data-version.js'
 import { TokenUsage } from '../token-usage.js'
 
-/** Tokens on SQLite, on the main connection (writes are rare and small), looked up through a cache. */
+/**
+ * Tokens on SQLite: looked up on the serving connection through a cache; every write goes through the
+ * write queue (token-writes.ts), so on a file the writer thread makes it.
+ */
 export class SqliteTokens implements TokenStore {
-  readonly #db: Database.Database
   readonly #sql: Statements
   readonly #selectByHash: Database.Statement<[Buffer], TokenRow>
   readonly #cache: TokenCache
   readonly #usage: TokenUsage
+  readonly #writes: GroupCommit<WriteJob, WriteResult>
 
-  constructor (db: Database.Database, cacheBytes: number) {
-    this.#db = db
+  constructor (db: Database.Database, writes: GroupCommit<WriteJob, WriteResult>, cacheBytes: number) {
     this.#sql = new Statements(db)
+    this.#writes = writes
     this.#selectByHash = db.prepare('SELECT * FROM tokens WHERE hash = ?')
     this.#cache = new TokenCache(cacheBytes, changedElsewhere(db))
-    const touch = db.prepare<[number, number]>('UPDATE tokens SET last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?')
-    const touchAll = db.transaction((uses: ReadonlyMap<number, number>) => { for (const [id, at] of uses) touch.run(at, id) })
-    this.#usage = new TokenUsage(async (uses) => guard(() => touchAll.immediate(uses)))
+    this.#usage = new TokenUsage(async (uses) => { await this.#write({ method: 'touch', args: [[...uses]] }) })
   }
 
   recordUse (id: number) {
@@ -32,7 +35,7 @@ export class SqliteTokens implements TokenStore {
   }
 
   async close () {
-    if (this.#db.open) await this.#usage.close()
+    await this.#usage.close()
   }
 
   async findByHash (hash: Buffer) {
@@ -44,25 +47,13 @@ export class SqliteTokens implements TokenStore {
 
   async create (token: NewToken) {
     this.#cache.clear()
-    return guard(() => {
-      try {
-        return this.#insert(token)
-      } catch (error) {
-        if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' && String(error).includes('tokens.name')) {
-          throw new TokenNameTaken(token.name)
-        }
-        throw error
-      }
-    })
+    const created = await this.#write({ method: 'create', args: [token] }) as TokenRecord | { taken: string }
+    if ('taken' in created) throw new TokenNameTaken(created.taken)
+    return created
   }
 
   async createFirst (token: NewToken) {
-    const createIfNone = this.#db.transaction(() => {
-      if (this.#sql.get('SELECT 1 FROM tokens LIMIT 1').get() !== undefined) return false
-      this.#insert(token)
-      return true
-    })
-    return guard(() => createIfNone.immediate())
+    return await this.#write({ method: 'createFirst', args: [token] }) as boolean
   }
 
   async find (id: number) {
@@ -84,25 +75,21 @@ export class SqliteTokens implements TokenStore {
   }
 
   async revokeByName (name: string) {
-    return this.#revoke('name = ?', name)
+    return this.#revoke('name', name)
   }
 
   async revokeById (id: number) {
-    return this.#revoke('id = ?', id)
+    return this.#revoke('id', id)
   }
 
-  /** Revokes the token `where` finds and, in the same transaction, disables the subscriptions it owns. */
-  #revoke (where: string, value: string | number) {
+  /** Revokes the token and, in the same transaction, disables the subscriptions it owns. */
+  async #revoke (by: 'name' | 'id', value: string | number) {
     this.#cache.clear()
-    const revoke = this.#db.transaction(() => {
-      const now = Date.now()
-      const row = this.#sql.get<unknown[], TokenRow>(`UPDATE tokens SET revoked_at = coalesce(revoked_at, ?) WHERE ${where} RETURNING *`).get(now, value)
-      if (row === undefined) return undefined
-      this.#sql.get(`UPDATE webhook_subscriptions SET disabled_at = ?, last_error = ?
-        WHERE owner = ? AND removed_at IS NULL AND disabled_at IS NULL`).run(now, OWNER_REVOKED, `token:${row.id}`)
-      return toToken(row)
-    })
-    return guard(() => revoke.immediate())
+    try {
+      return await this.#write({ method: 'revoke', args: [by, value] }) as TokenRecord | undefined
+    } finally {
+      this.#cache.clear()
+    }
   }
 
   async activeIds (ids: readonly number[]) {
@@ -113,12 +100,10 @@ export class SqliteTokens implements TokenStore {
   }
 
   async purgeEnded (before: number, max: number) {
-    return guard(() => this.#sql.get<[number, number], never>(`DELETE FROM tokens WHERE id IN (SELECT id FROM tokens
-      WHERE (revoked_at IS NOT NULL OR expires_at IS NOT NULL) AND coalesce(revoked_at, expires_at) < ? LIMIT ?)`).run(before, max).changes)
+    return await this.#write({ method: 'purgeEnded', args: [before, max] }) as number
   }
 
-  #insert (token: NewToken) {
-    return toToken(this.#sql.get<unknown[], TokenRow>('INSERT INTO tokens (name, hash, scopes, created_at, expires_at) VALUES (?, ?, ?, ?, ?) RETURNING *')
-      .get(token.name, token.hash, token.scopes.join(' '), Date.now(), token.expiresAt?.getTime() ?? null)!)
+  #write (call: CallOf<TokenWrites>) {
+    return this.#writes.submit({ op: 'tokens', call })
   }
 }

@@ -3,7 +3,11 @@ import { plantOfRow } from '../../contract/plant.js'
 import type { PlantRow } from '../../contract/plant.js'
 import type { DeliveryRow } from '../rows.js'
 import { sameOrConflict } from '../store.js'
-import type { CreateOutcome, Plant, WriteOutcome } from '../store.js'
+import type { CreateOutcome, Plant, Subscription, TokenRecord, WriteOutcome } from '../store.js'
+import { prepareTokenWrites } from './token-writes.js'
+import type { TokenWrites } from './token-writes.js'
+import { prepareSubscriptionWrites } from './subscription-writes.js'
+import type { SubscriptionWrites } from './subscription-writes.js'
 import { preparePlantJobs } from './plant-jobs.js'
 import type { PlantJob } from './plant-jobs.js'
 import type { SqliteSynchronous } from './connection.js'
@@ -20,13 +24,18 @@ import type { DeliveryJob } from './delivery-jobs.js'
 export type WriteJob =
   | { op: 'create', plant: Plant, trace?: string }
   | PlantJob
+  | { op: 'tokens', call: CallOf<TokenWrites> }
+  | { op: 'subscriptions', call: CallOf<SubscriptionWrites> }
   | DeliveryJob
   | { op: 'prune', before: number, max: number }
 
 /** A create's outcome as it crosses from the writer thread: the plant itself only when it differs (a conflict). */
 export type CreateResult = { kind: 'created', enqueued: boolean } | { kind: 'replayed' } | { kind: 'conflict', plant: Plant }
 
-export type WriteResult = CreateResult | WriteOutcome | DeliveryRow[] | number | null | { deleted: number, next: number | undefined }
+/** A call of one of `W`'s functions, as data: its name and its arguments. */
+export type CallOf<W> = { [K in keyof W]: W[K] extends (...args: infer A) => unknown ? { method: K, args: A } : never }[keyof W]
+
+export type WriteResult = CreateResult | WriteOutcome | TokenRecord | { taken: string } | Subscription | Subscription[] | boolean | undefined | DeliveryRow[] | number | null | { deleted: number, next: number | undefined }
 
 /** The outcome a create's result stands for. */
 export function createOutcome (plant: Plant, result: CreateResult): CreateOutcome {
@@ -41,7 +50,7 @@ export function createOutcome (plant: Plant, result: CreateResult): CreateOutcom
  * FULL commit fsyncs the WAL, earlier frames included, so creates stay as durable as configured.
  */
 // The jobs whose commit must be as durable as configured: a client's writes, and deletions.
-const DURABLE = new Set<WriteJob['op']>(['create', 'replace', 'delete', 'prune', 'pruneDeliveries'])
+const DURABLE = new Set<WriteJob['op']>(['create', 'replace', 'delete', 'tokens', 'subscriptions', 'prune', 'pruneDeliveries'])
 
 export function createWriteRunner (db: Database.Database, synchronous: SqliteSynchronous): (jobs: WriteJob[]) => WriteResult[] {
   const insertPlant = db.prepare('INSERT INTO plants (id, name, tag, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING')
@@ -50,6 +59,8 @@ export function createWriteRunner (db: Database.Database, synchronous: SqliteSyn
   const deliveries = prepareDeliveryJobs(db)
   const prune = preparePrune(db)
   const plantJob = preparePlantJobs(db, outbox)
+  const tokens = prepareTokenWrites(db)
+  const subscriptions = prepareSubscriptionWrites(db)
 
   const create = (plant: Plant, trace: string | undefined, now: number, subscribed: boolean): CreateResult => {
     if (insertPlant.run(plant.id, plant.name, plant.tag ?? null, now).changes === 1) {
@@ -65,6 +76,10 @@ export function createWriteRunner (db: Database.Database, synchronous: SqliteSyn
       case 'replace':
       case 'delete':
         return plantJob(job, now, subscribed)
+      case 'tokens':
+        return (tokens[job.call.method] as (...args: unknown[]) => WriteResult)(...job.call.args)
+      case 'subscriptions':
+        return (subscriptions[job.call.method] as (...args: unknown[]) => WriteResult)(...job.call.args)
       case 'claim':
         return deliveries.claim(job)
       case 'attempt':
