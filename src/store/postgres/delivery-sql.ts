@@ -40,7 +40,7 @@ UPDATE webhook_subscriptions s SET last_success_at = coalesce(h.success, s.last_
   consecutive_failures = CASE WHEN h.success IS NOT NULL THEN h.failures ELSE s.consecutive_failures + h.failures END,
   failing_since = CASE WHEN h.failures = 0 THEN NULL WHEN h.success IS NOT NULL THEN h.first_failure
     ELSE coalesce(s.failing_since, h.first_failure) END,
-  last_error = h.error
+  last_error = CASE WHEN s.disabled_at IS NOT NULL THEN s.last_error ELSE h.error END
 FROM unnest($8::bigint[], $9::bigint[], $10::int[], $11::bigint[], $12::text[]) AS h (id, success, failures, first_failure, error)
 WHERE s.id = h.id`
 

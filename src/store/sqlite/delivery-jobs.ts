@@ -30,13 +30,16 @@ UPDATE webhook_deliveries SET attempts = attempts + 1, locked_until = NULL, last
   last_attempt_at = ?, delivered_at = coalesce(?, delivered_at), failed_at = coalesce(?, failed_at), next_attempt_at = coalesce(?, next_attempt_at)
 WHERE id = ?`
 
-/** A batch of attempts' effect on one subscription (see healthChanges). */
+/**
+ * A batch of attempts' effect on one subscription (see healthChanges). An attempt that ends after its
+ * subscription was disabled leaves the reason it was disabled as its last error.
+ */
 const healthSql = `
 UPDATE webhook_subscriptions SET last_success_at = coalesce(:lastSuccessAt, last_success_at),
   consecutive_failures = CASE WHEN :lastSuccessAt IS NOT NULL THEN :failures ELSE consecutive_failures + :failures END,
   failing_since = CASE WHEN :failures = 0 THEN NULL WHEN :lastSuccessAt IS NOT NULL THEN :firstFailureAt
     ELSE coalesce(failing_since, :firstFailureAt) END,
-  last_error = :lastError
+  last_error = CASE WHEN disabled_at IS NOT NULL THEN last_error ELSE :lastError END
 WHERE id = :subscriptionId`
 
 /** Prepares the dispatcher's jobs on the writer's connection; `health` runs once per batch, after its attempts. */
