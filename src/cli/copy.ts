@@ -1,3 +1,4 @@
+import { displayUrl } from '../lib/display-url.js'
 import { withStore } from './store-access.js'
 import { Progress } from './progress.js'
 import { InputError, UsageError } from './command-errors.js'
@@ -24,9 +25,4 @@ export async function runCopy ({ from, to, quiet }: { from: string, to: string, 
     progress.done(`copied ${progress.count} plants, ${metadata.tokens.length} tokens, ${metadata.subscriptions.filter((row) => row.removed_at === null).length} webhook subscriptions ` +
       `and ${metadata.deliveries.length} undelivered events from ${displayUrl(from)} to ${displayUrl(to)}`)
   }, { flag: '--to', create: true }), { flag: '--from' })
-}
-
-/** A database URL fit to print: its password hidden. */
-export function displayUrl (url: string): string {
-  return url.replace(/^(postgres(?:ql)?:\/\/[^:/@]+:)[^@]*@/, '$1***@')
 }

@@ -1,4 +1,5 @@
 import { StoreUnavailable } from '../store/errors.js'
+import { displayUrl } from '../lib/display-url.js'
 
 /** The part of a logger an outage is told to. */
 interface Logger {
@@ -35,7 +36,7 @@ export class OutageLog {
 
   constructor (log: Logger, database: string, ping: () => Promise<void>) {
     this.#log = log
-    this.#database = database.replace(/^(postgres(?:ql)?:\/\/[^:/@]+:)[^@]*@/, '$1***@')
+    this.#database = displayUrl(database)
     this.#ping = ping
   }
 
