@@ -1,7 +1,7 @@
 import Fastify from 'fastify'
 import type { FastifyServerOptions } from 'fastify'
 import { AccessLog } from '../telemetry/access-log.js'
-import { bufferedStdout, lazyChildLogger } from '../telemetry/logging.js'
+import { bufferedStdout } from '../telemetry/logging.js'
 import type { Config } from '../config/config.js'
 import type { Tracing } from '../telemetry/tracing.js'
 import auth from '../auth/bearer.js'
@@ -70,7 +70,6 @@ export async function buildApp (config: Config, options: BuildOptions = {}) {
     // checked by our validators, uri by the webhook routes.
     serializerOpts: { ajv: { formats: { int32: true, int64: true, uri: true } } },
     logController: accessLog,
-    childLoggerFactory: lazyChildLogger,
     // Router-level failures (a malformed URL) answer in the contract's shape too.
     frameworkErrors: (error, request, reply) => sendError(error, request, reply)
   })

@@ -1,6 +1,4 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
-import type { Metric } from 'prom-client'
-import { DerivedMetric, LeanHistogram } from './lean-metrics.js'
 import type { Store } from '../store/store.js'
 import { traced } from './tracing.js'
 import type { Tracing } from './tracing.js'
@@ -8,14 +6,31 @@ import type { Tracing } from './tracing.js'
 /** Every metric the service exports, on a registry of its own (one per app, so tests do not share one). */
 export class Metrics {
   readonly registry = new Registry()
-  /** Per request: lean (see lean-metrics.ts), read by prom-client when scraped. */
-  readonly requestDuration = new LeanHistogram('plantstore_http_request_duration_seconds',
-    'Time from receiving a request to answering it, by method, route template and status',
-    ['method', 'route', 'status'], [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5])
+  readonly #requestDuration = new Histogram({
+    name: 'plantstore_http_request_duration_seconds',
+    help: 'Time from receiving a request to answering it, by method, route template and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry]
+  })
 
-  readonly storeDuration = new LeanHistogram('plantstore_store_operation_duration_seconds',
-    'Time of each store operation, by operation', ['operation'],
-    [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1])
+  readonly #requests = new Counter({
+    name: 'plantstore_http_requests_total',
+    help: 'HTTP requests answered, by method, route template and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry]
+  })
+
+  /** Each label set's children, found once: prom-client hashes the labels on every labels() call. */
+  readonly #answered = new Map<string, (seconds: number) => void>()
+
+  readonly #storeDuration = new Histogram({
+    name: 'plantstore_store_operation_duration_seconds',
+    help: 'Time of each store operation, by operation',
+    labelNames: ['operation'] as const,
+    buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1],
+    registers: [this.registry]
+  })
 
   /** Requests whose onRequest hooks ran, and of those, the ones answered: their difference is in flight. */
   readonly counts = { received: 0, answered: 0 }
@@ -61,15 +76,35 @@ export class Metrics {
   })
 
   constructor () {
-    const requestDuration = this.requestDuration
-    this.registry.registerMetric(new DerivedMetric('plantstore_http_requests_total',
-      'HTTP requests answered, by method, route template and status', 'counter',
-      () => requestDuration.seriesList().map((series) => ({ labels: series.labels, value: series.count }))) as unknown as Metric)
-    this.registry.registerMetric(requestDuration as unknown as Metric)
-    this.registry.registerMetric(new DerivedMetric('plantstore_http_requests_in_flight', 'Requests received and not yet answered',
-      'gauge', () => [{ labels: {}, value: this.counts.received - this.counts.answered }]) as unknown as Metric)
-    this.registry.registerMetric(this.storeDuration as unknown as Metric)
+    const counts = this.counts
+    this.registry.registerMetric(new Gauge({
+      name: 'plantstore_http_requests_in_flight',
+      help: 'Requests received and not yet answered',
+      registers: [],
+      collect () { this.set(counts.received - counts.answered) }
+    }))
     collectDefaultMetrics({ register: this.registry, prefix: 'plantstore_' })
+  }
+
+  /** Counts one answered request and observes its duration, by method, route template and status. */
+  answered (method: string, route: string, status: string, seconds: number) {
+    const key = `${method} ${route} ${status}`
+    let observe = this.#answered.get(key)
+    if (observe === undefined) {
+      const duration = this.#requestDuration.labels(method, route, status)
+      const count = this.#requests.labels(method, route, status)
+      observe = (value) => {
+        duration.observe(value)
+        count.inc()
+      }
+      this.#answered.set(key, observe)
+    }
+    observe(seconds)
+  }
+
+  /** The duration histogram's child for one store operation (`plants.create`), to keep and observe into. */
+  storeOperation (operation: string) {
+    return this.#storeDuration.labels(operation)
   }
 
   /** Streams open now, read from the feed when scraped. */
@@ -120,7 +155,7 @@ function timed<T extends object> (concern: string, target: T, metrics: Metrics, 
       wrapped[name] = method.bind(target)
       continue
     }
-    const series = metrics.storeDuration.series(`${concern}.${name}`)
+    const series = metrics.storeOperation(`${concern}.${name}`)
     // Not an async wrapper: that was one more promise, await and frame around every store call, about
     // 1 KB of garbage per request (sampled). Every timed method is async (the synchronous ones are
     // `untimed`), so even a failure arrives as this promise's rejection, which the caller handles.

@@ -5,7 +5,7 @@ import { AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler } from '@opente
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg'
 import { requestSpans } from './request-spans.js'
 import { batchOptionsOf, otlpHttpProtocolOf, ThreadSpanExporter } from './span-export-thread.js'
-import { leanOrigin, spanStarter } from './span-starter.js'
+import { spanStarter } from './span-starter.js'
 import type { StartSpan } from './span-starter.js'
 import { setTraceOrigin } from '../lib/trace-context.js'
 import type { SpanOptions, Spans } from '../lib/trace-context.js'
@@ -104,7 +104,7 @@ export function startOtel ({ sampleAtHead = false, exportInThread = false }: { s
   process.env.OTEL_SERVICE_NAME ??= 'plantstore'
   const headRatio = sampleAtHead ? headRatioOf(process.env) : undefined
   const protocol = exportInThread ? otlpHttpProtocolOf(process.env) : undefined
-  // Spans are batched as OTEL_BSP_* says, whichever the exporter; this batcher is ours to hand lean spans to.
+  // Spans are batched as OTEL_BSP_* says, whichever the exporter.
   const processor = protocol === undefined ? undefined : new BatchSpanProcessor({ exporter: new ThreadSpanExporter(protocol), ...batchOptionsOf(process.env) })
   const sdk = new NodeSDK({
     // Roots are decided before the span (headRatio); a child follows its parent, as the default does.
@@ -121,8 +121,7 @@ export function startOtel ({ sampleAtHead = false, exportInThread = false }: { s
     const span = trace.getSpan(context.active())
     return span === undefined ? undefined : traceparentOf(span.spanContext())
   })
-  // Lean spans where roots are sampled at the head and this thread batches its own spans.
-  const start = spanStarter(tracer, headRatio !== undefined && processor !== undefined ? leanOrigin(tracer, processor) : undefined)
+  const start = spanStarter(tracer)
   return {
     plugin: requestSpans(start, headRatio),
     spans: spansOn(start, headRatio),

@@ -6,7 +6,7 @@ test('a profiled function is charged to its layer, whether built (dist) or run f
   // A clone in a directory whose name holds a layer's word (store) must not confuse it.
   const root = 'file:///home/me/src/plantstore'
   assert.equal(layerOf(`${root}/dist/telemetry/access-log.js`, 'requestCompleted'), 'access log')
-  assert.equal(layerOf(`${root}/src/telemetry/lean-metrics.ts`, 'series'), 'metrics and traces')
+  assert.equal(layerOf(`${root}/src/telemetry/metrics.ts`, 'series'), 'metrics and traces')
   assert.equal(layerOf(`${root}/dist/store/token-cache.js`, 'get'), 'auth (bearer, token cache, scopes)')
   assert.equal(layerOf(`${root}/src/store/sqlite/plants.ts`, ''), 'store')
   assert.equal(layerOf(`${root}/dist/http/store.js`, ''), 'store')
