@@ -6,6 +6,8 @@ declare module 'autocannon' {
     connections: number
     duration: number
     headers?: Record<string, string>
+    /** Each connection closes and opens again after this many requests. */
+    reconnectRate?: number
     requests?: Array<Request & { setupRequest?: (request: Request) => Request }>
   }
   interface Histogram { p50: number, p99: number, average: number }

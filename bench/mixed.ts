@@ -18,6 +18,8 @@ const { values: flags } = parseArgs({ options: { rounds: { type: 'string' } } })
 const rounds = Number(flags.rounds ?? 3)
 const SECONDS = 10
 const PLANTS = 1000
+// The server answers 10,000 requests on one connection (maxRequestsPerSocket), then 503: clients open a new one first.
+const RECONNECT_EVERY = 5000
 
 const dir = mkdtempSync(join(tmpdir(), 'plantstore-mixed-'))
 const server = await startPlantstore('plantstore, SQLite', `sqlite:${join(dir, 'plants.db')}`)
@@ -36,10 +38,11 @@ const writes = {
 /** GETs a second by 4 clients beside 16 clients doing `write`. */
 async function readsBeside (write: keyof typeof writes) {
   const [reads, written] = await Promise.all([
-    autocannon({ url: server.url, connections: 4, duration: SECONDS, headers, requests: [{ method: 'GET', path: '/plants/7' }] }),
-    autocannon({ url: server.url, connections: 16, duration: SECONDS, headers, requests: [{ path: '/plants', ...writes[write] }] })
+    autocannon({ url: server.url, connections: 4, duration: SECONDS, headers, reconnectRate: RECONNECT_EVERY, requests: [{ method: 'GET', path: '/plants/7' }] }),
+    autocannon({ url: server.url, connections: 16, duration: SECONDS, headers, reconnectRate: RECONNECT_EVERY, requests: [{ path: '/plants', ...writes[write] }] })
   ])
-  return { reads: reads.requests.average, readP99: reads.latency.p99, writes: written.requests.average, errors: written.non2xx + reads.non2xx }
+  // Only answered requests count: a 503 is quick, and would pass for service.
+  return { reads: reads['2xx'] / SECONDS, readP99: reads.latency.p99, writes: written.requests.average, errors: written.non2xx + reads.non2xx, readStatuses: reads.statusCodeStats, writeStatuses: written.statusCodeStats }
 }
 
 const runs: Array<{ replace: Awaited<ReturnType<typeof readsBeside>>, create: Awaited<ReturnType<typeof readsBeside>> }> = []
