@@ -42,13 +42,12 @@ export async function buildApp (config: Config, options: BuildOptions = {}) {
   const destination = options.logStream ?? bufferedStdout()
   const logger: FastifyServerOptions['logger'] = {
     level: config.logLevel,
-    // Defence in depth: access-log.ts never logs headers, but should a request object reach a log
-    // line, its Authorization and Cookie headers are censored.
+    // Defence in depth: no line logs headers, but should a request object reach one, its Authorization
+    // and Cookie headers are censored.
     redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
     stream: destination
   }
   const metrics = new Metrics()
-  const accessLog = new AccessLog()
   const app = Fastify({
     logger,
     genReqId,
@@ -69,11 +68,10 @@ export async function buildApp (config: Config, options: BuildOptions = {}) {
     // The document's own formats, for the serialiser's schema merging (allOf): int32 and int64 are
     // checked by our validators, uri by the webhook routes.
     serializerOpts: { ajv: { formats: { int32: true, int64: true, uri: true } } },
-    logController: accessLog,
+    logController: new AccessLog(),
     // Router-level failures (a malformed URL) answer in the contract's shape too.
     frameworkErrors: (error, request, reply) => sendError(error, request, reply)
   })
-  accessLog.useLogger(app.log, destination)
   // Past this many open connections, node:http closes new ones as they arrive: idle sockets cannot
   // take every file descriptor the process has.
   app.server.maxConnections = config.maxConnections

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { DatabaseUrl } from '../config/config.js'
-import { instrumentStore } from '../telemetry/metrics.js'
+import { instrumentStore } from '../telemetry/timed-store.js'
 import type { Metrics } from '../telemetry/metrics.js'
 import type { Tracing } from '../telemetry/tracing.js'
 import { openStore } from '../store/open-store.js'

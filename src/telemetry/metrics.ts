@@ -1,7 +1,4 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
-import type { Store } from '../store/store.js'
-import { traced } from './tracing.js'
-import type { Tracing } from './tracing.js'
 
 /** Every metric the service exports, on a registry of its own (one per app, so tests do not share one). */
 export class Metrics {
@@ -137,57 +134,5 @@ export class Metrics {
       registers: [],
       collect () { perSubscription(this, sources.concurrency()) }
     }))
-  }
-}
-
-/** A store concern with every method timed into `plantstore_store_operation_duration_seconds` as `concern.method`. */
-function timed<T extends object> (concern: string, target: T, metrics: Metrics, untimed: string[] = [], tracing?: StoreTracing): T {
-  const wrapped: Record<string, unknown> = {}
-  let prototype: object | null = Object.getPrototypeOf(target)
-  const names = new Set(Object.keys(target))
-  for (; prototype !== null && prototype !== Object.prototype; prototype = Object.getPrototypeOf(prototype)) {
-    for (const name of Object.getOwnPropertyNames(prototype)) if (name !== 'constructor') names.add(name)
-  }
-  for (const name of names) {
-    const method = (target as Record<string, unknown>)[name]
-    if (typeof method !== 'function') continue
-    if (untimed.includes(name)) {
-      wrapped[name] = method.bind(target)
-      continue
-    }
-    const series = metrics.storeOperation(`${concern}.${name}`)
-    // Not an async wrapper: that was one more promise, await and frame around every store call, about
-    // 1 KB of garbage per request (sampled). Every timed method is async (the synchronous ones are
-    // `untimed`), so even a failure arrives as this promise's rejection, which the caller handles.
-    const timedCall = (...args: unknown[]) => {
-      const start = performance.now()
-      const call = method.apply(target, args) as Promise<unknown>
-      const observe = () => { series.observe((performance.now() - start) / 1000) }
-      call.then(observe, observe)
-      return call
-    }
-    // With traces off, the timed call itself: not a branch per call.
-    wrapped[name] = tracing === undefined
-      ? timedCall
-      : (...args: unknown[]) => traced(tracing, `store ${concern}.${name}`, tracing.system, () => timedCall(...args))
-  }
-  return wrapped as T
-}
-
-type StoreTracing = Pick<Tracing, 'spans' | 'recording'> & { system: string }
-
-/** The store with every operation timed (and traced, when traces are on); the wrappers are made once, not per call. */
-export function instrumentStore (store: Store, metrics: Metrics, traces?: Tracing): Store {
-  const tracing = traces === undefined ? undefined : { ...traces, system: store.dialect.name === 'postgres' ? 'postgresql' : 'sqlite' }
-  return {
-    commits: store.commits,
-    dialect: store.dialect,
-    plants: timed('plants', store.plants, metrics, ['handOff'], tracing),
-    tokens: timed('tokens', store.tokens, metrics, ['recordUse'], tracing),
-    webhooks: timed('webhooks', store.webhooks, metrics, [], tracing),
-    bulk: store.bulk,
-    events: store.events,
-    ping: store.ping,
-    close: store.close
   }
 }

@@ -1,18 +1,13 @@
-import { context, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api'
-import type { Link, SpanContext } from '@opentelemetry/api'
+import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags } from '@opentelemetry/api'
+import type { Link, SpanContext, Tracer } from '@opentelemetry/api'
 import { NodeSDK } from '@opentelemetry/sdk-node'
-import { AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler } from '@opentelemetry/sdk-trace'
+import { ParentBasedSampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace'
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg'
 import { requestSpans } from './request-spans.js'
-import { batchOptionsOf, otlpHttpProtocolOf, ThreadSpanExporter } from './span-export-thread.js'
-import { spanStarter } from './span-starter.js'
-import type { StartSpan } from './span-starter.js'
 import { setTraceOrigin } from '../lib/trace-context.js'
 import type { SpanOptions, Spans } from '../lib/trace-context.js'
 
-// SpanKind's numbers, by the names the layers below use.
-const KINDS = { internal: 0, client: 2, producer: 3 } as const
-const ERROR = 2
+const KINDS = { internal: SpanKind.INTERNAL, client: SpanKind.CLIENT, producer: SpanKind.PRODUCER } as const
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/
 
 /** A W3C traceparent (version 00) for a span context. */
@@ -26,18 +21,13 @@ export function spanContextOf (traceparent: string | null | undefined): SpanCont
   return { traceId: match[1]!, spanId: match[2]!, traceFlags: Number.parseInt(match[3]!, 16), isRemote: true }
 }
 
-/** What a span not started at all offers. */
-const UNTRACED = { traceparent: undefined, set: () => {}, fail: () => {} }
+const messageOf = (error: unknown) => error instanceof Error ? error.message : String(error)
 
-/**
- * Spans for the layers below telemetry (lib/trace-context.ts), on the global tracer; with `headRatio`,
- * a span without a parent starts a trace at that ratio (see startOtel).
- */
-function spansOn (start: StartSpan, headRatio: number | undefined): Spans {
+/** Spans for the layers below telemetry (lib/trace-context.ts), on the SDK's tracer: its sampler decides. */
+function spansOn (tracer: Tracer): Spans {
   return {
     run (name: string, options: SpanOptions, work) {
       const parent = spanContextOf(options.parent)
-      if (!options.underActive && parent === undefined && headRatio !== undefined && Math.random() >= headRatio) return work(UNTRACED)
       const links: Link[] = []
       for (const link of options.links ?? []) {
         const linked = spanContextOf(link)
@@ -46,24 +36,24 @@ function spansOn (start: StartSpan, headRatio: number | undefined): Spans {
       const within = options.underActive === true
         ? context.active()
         : parent === undefined ? ROOT_CONTEXT : trace.setSpanContext(ROOT_CONTEXT, parent)
-      const span = start(name, KINDS[options.kind], within, options.attributes, links)
+      const span = tracer.startSpan(name, { kind: KINDS[options.kind], attributes: options.attributes, links }, within)
       return context.with(trace.setSpan(within, span), () => {
         const handle = {
           traceparent: traceparentOf(span.spanContext()),
           set: (key: string, value: string | number | boolean) => { span.setAttribute(key, value) },
-          fail: (message: string) => { span.setStatus({ code: ERROR, message }) }
+          fail: (message: string) => { span.setStatus({ code: SpanStatusCode.ERROR, message }) }
         }
         let result
         try {
           result = work(handle)
         } catch (error) {
-          handle.fail(error instanceof Error ? error.message : String(error))
+          handle.fail(messageOf(error))
           span.end()
           throw error
         }
         if (result instanceof Promise) {
           result.then(() => span.end(), (error: unknown) => {
-            handle.fail(error instanceof Error ? error.message : String(error))
+            handle.fail(messageOf(error))
             span.end()
           })
         } else {
@@ -76,40 +66,32 @@ function spansOn (start: StartSpan, headRatio: number | undefined): Spans {
 }
 
 /**
- * The ratio of the default sampler (parentbased_traceidratio), as the SDK reads OTEL_TRACES_SAMPLER_ARG
- * (a number from 0 to 1, else 1); undefined for any other sampler, which then decides every span.
+ * The ratio OTEL_TRACES_SAMPLER_ARG gives, as the SDK reads it for a ratio sampler: a number from 0 to
+ * 1, else 1.
  */
-export function headRatioOf (env: NodeJS.ProcessEnv): number | undefined {
-  if (env.OTEL_TRACES_SAMPLER !== 'parentbased_traceidratio') return undefined
-  const arg = env.OTEL_TRACES_SAMPLER_ARG?.trim() ?? ''
+export function samplerRatioOf (arg: string | undefined): number {
+  const trimmed = arg?.trim() ?? ''
   // Number('') is 0: an empty argument is no argument.
-  const ratio = arg === '' ? Number.NaN : Number(arg)
+  const ratio = trimmed === '' ? Number.NaN : Number(trimmed)
   return ratio >= 0 && ratio <= 1 ? ratio : 1
 }
 
 /**
- * The OpenTelemetry SDK, configured by the standard OTEL_* variables (service name, exporter and its
- * endpoint, sampler), with the sampler `parentbased_traceidratio` unless one is named. Requests are
- * traced by request-spans.ts (one span each), PostgreSQL queries by the pg instrumentation, store
- * calls by our own spans (metrics.ts's instrumentStore), deliveries and stream fan-out through
- * `spans`. Changes are stored with the traceparent active when the store is called. The webhook
- * dispatcher's thread starts its own (see `module`). With `sampleAtHead` (the serving thread), a
- * request or fan-out that starts a trace under the default sampler is sampled before its span is
- * made (the same ratio, by a random draw instead of the trace id), so the many it declines cost
- * nothing; the dispatcher's thread leaves every decision to the SDK. With `exportInThread` (the serving
- * thread), spans sent over OTLP/HTTP are sent from a thread of their own (span-export-thread.ts).
+ * The OpenTelemetry SDK, configured by the standard OTEL_* variables (exporter and its endpoint,
+ * batching, sampler, resource), with two defaults of ours where they say nothing: the sampler is
+ * `parentbased_traceidratio` and the service is named `plantstore`. Requests are traced by
+ * request-spans.ts (one span each), PostgreSQL queries by the pg instrumentation, store calls by
+ * metrics.ts's timed store, deliveries and stream fan-out through `spans`. Changes are stored with
+ * the traceparent active when the store is called. The webhook dispatcher's thread starts its own
+ * (see `module`).
  */
-export function startOtel ({ sampleAtHead = false, exportInThread = false }: { sampleAtHead?: boolean, exportInThread?: boolean } = {}) {
-  process.env.OTEL_TRACES_SAMPLER ??= 'parentbased_traceidratio'
-  process.env.OTEL_SERVICE_NAME ??= 'plantstore'
-  const headRatio = sampleAtHead ? headRatioOf(process.env) : undefined
-  const protocol = exportInThread ? otlpHttpProtocolOf(process.env) : undefined
-  // Spans are batched as OTEL_BSP_* says, whichever the exporter.
-  const processor = protocol === undefined ? undefined : new BatchSpanProcessor({ exporter: new ThreadSpanExporter(protocol), ...batchOptionsOf(process.env) })
+export function startOtel (env: NodeJS.ProcessEnv = process.env) {
+  const named = env.OTEL_SERVICE_NAME !== undefined || /(^|,)\s*service\.name\s*=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '')
   const sdk = new NodeSDK({
-    // Roots are decided before the span (headRatio); a child follows its parent, as the default does.
-    ...(headRatio !== undefined && { sampler: new ParentBasedSampler({ root: new AlwaysOnSampler() }) }),
-    ...(processor !== undefined && { spanProcessors: [processor] }),
+    ...(!named && { serviceName: 'plantstore' }),
+    ...(env.OTEL_TRACES_SAMPLER === undefined && {
+      sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(samplerRatioOf(env.OTEL_TRACES_SAMPLER_ARG)) })
+    }),
     instrumentations: [new PgInstrumentation({ requireParentSpan: true })],
     // Traces only: the service has its own Prometheus metrics, and its logs go to stdout.
     metricReaders: [],
@@ -121,10 +103,9 @@ export function startOtel ({ sampleAtHead = false, exportInThread = false }: { s
     const span = trace.getSpan(context.active())
     return span === undefined ? undefined : traceparentOf(span.spanContext())
   })
-  const start = spanStarter(tracer)
   return {
-    plugin: requestSpans(start, headRatio),
-    spans: spansOn(start, headRatio),
+    plugin: requestSpans(tracer),
+    spans: spansOn(tracer),
     module: import.meta.url,
     recording: () => trace.getActiveSpan()?.isRecording() === true,
     shutdown: () => sdk.shutdown()

@@ -1,11 +1,6 @@
 import fp from 'fastify-plugin'
-import { context, propagation, ROOT_CONTEXT, trace } from '@opentelemetry/api'
-import type { Span } from '@opentelemetry/api'
-import type { StartSpan } from './span-starter.js'
-
-// SpanKind.SERVER and SpanStatusCode.ERROR.
-const SERVER = 1
-const ERROR = 2
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api'
+import type { Span, Tracer } from '@opentelemetry/api'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -17,23 +12,17 @@ declare module 'fastify' {
 /**
  * One span per request, named `METHOD /route`, under the caller's `traceparent` when it sends one, and
  * active through every hook and the handler so the store's spans and the events it appends hang under
- * it. A request that starts a trace is sampled at `headRatio` (when given) before any span exists, so
- * one not chosen costs a random number; otherwise the SDK's sampler decides. A span that does not
- * record is never made active, and attributes are set at the end, only on one that records.
+ * it. The SDK's sampler decides; a span that does not record is never made active, and attributes are
+ * set at the end, only on one that records.
  * (@fastify/otel, tried first, also made a span per handler and built every attribute and context for
  * requests never sampled.)
  */
-export const requestSpans = (start: StartSpan, headRatio: number | undefined) => fp((app, _options, done) => {
+export const requestSpans = (tracer: Tracer) => fp((app, _options, done) => {
   // A property every request has from the start keeps requests one shape (a WeakMap cost GC time).
   app.decorateRequest('traceSpan', null)
   app.addHook('onRequest', (request, _reply, next) => {
-    const caller = request.headers.traceparent
-    if (caller === undefined && headRatio !== undefined && Math.random() >= headRatio) {
-      next()
-      return
-    }
-    const parent = caller === undefined ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, request.headers)
-    const span = start(`${request.method} ${request.routeOptions.url ?? ''}`.trimEnd(), SERVER, parent)
+    const parent = request.headers.traceparent === undefined ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, request.headers)
+    const span = tracer.startSpan(`${request.method} ${request.routeOptions.url ?? ''}`.trimEnd(), { kind: SpanKind.SERVER }, parent)
     if (!span.isRecording()) {
       next()
       return
@@ -55,7 +44,7 @@ export const requestSpans = (start: StartSpan, headRatio: number | undefined) =>
         'http.response.status_code': reply.statusCode,
         ...(request.routeOptions.url !== undefined && { 'http.route': request.routeOptions.url })
       })
-      if (reply.statusCode >= 500) span.setStatus({ code: ERROR })
+      if (reply.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR })
     }
     span?.end()
     next()

@@ -20,23 +20,27 @@ interface Span {
   links?: Array<{ traceId: string, spanId: string }>
 }
 
-const attribute = (span: Span, key: string) => span.attributes.find((a) => a.key === key)?.value
+const attribute = (span: Pick<Span, 'attributes'>, key: string) => span.attributes.find((a) => a.key === key)?.value
 
 /** An OTLP/HTTP receiver (JSON) on loopback: every span it is sent. */
 async function startCollector () {
   const spans: Span[] = []
+  const services = new Set<unknown>()
   const server = createServer((req, res) => {
     let body = ''
     req.on('data', (chunk) => { body += chunk })
     req.on('end', () => {
-      const sent = JSON.parse(body) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: Span[] }> }> }
-      for (const resource of sent.resourceSpans) for (const scope of resource.scopeSpans) spans.push(...scope.spans)
+      const sent = JSON.parse(body) as { resourceSpans: Array<{ resource: Pick<Span, 'attributes'>, scopeSpans: Array<{ spans: Span[] }> }> }
+      for (const resource of sent.resourceSpans) {
+        services.add(attribute(resource.resource, 'service.name')?.stringValue)
+        for (const scope of resource.scopeSpans) spans.push(...scope.spans)
+      }
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}')
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as { port: number }
-  return { spans, url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(resolve)) }
+  return { spans, services, url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(resolve)) }
 }
 
 /** Serves with OpenTelemetry modules recorded; creates and reads a plant; answers what was loaded. */
@@ -89,6 +93,7 @@ for (const [name, database] of Object.entries(databases)) {
       t.after(() => collector.close())
       const loaded = await exercise(await database(), tracesTo(collector.url))
       assert.ok(loaded.some((line) => line.includes('@opentelemetry/sdk-node')), 'the SDK is loaded when asked for')
+      assert.deepEqual([...collector.services], ['plantstore'], 'the service is named plantstore unless OTEL_SERVICE_NAME says otherwise')
       const byId = new Map(collector.spans.map((span) => [span.spanId, span]))
       const get = collector.spans.find((span) => span.name === 'store plants.get')
       assert.ok(get !== undefined, `a store span: ${collector.spans.map((s) => s.name).join(', ')}`)
@@ -171,15 +176,11 @@ test('at ratio 0 a request starts no trace, but one whose caller sampled its tra
   assert.ok(names.includes('GET /plants/:id') && names.includes('store plants.get') && !names.includes('POST /plants'), names.join(', '))
 })
 
-test('the sampler\'s ratio, read as the SDK reads it, decided before a request\'s span exists', async () => {
-  const { headRatioOf } = await import('../../src/telemetry/otel.js')
-  const sampler = 'parentbased_traceidratio'
-  assert.equal(headRatioOf({ OTEL_TRACES_SAMPLER: sampler, OTEL_TRACES_SAMPLER_ARG: '0.1' }), 0.1)
-  assert.equal(headRatioOf({ OTEL_TRACES_SAMPLER: sampler, OTEL_TRACES_SAMPLER_ARG: '0' }), 0)
-  for (const arg of [undefined, '', 'often', '2', '-1']) assert.equal(headRatioOf({ OTEL_TRACES_SAMPLER: sampler, OTEL_TRACES_SAMPLER_ARG: arg }), 1)
-  // Any other sampler decides every span itself.
-  assert.equal(headRatioOf({ OTEL_TRACES_SAMPLER: 'always_on' }), undefined)
-  assert.equal(headRatioOf({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.5' }), undefined)
+test('the default sampler\'s ratio, read as the SDK reads OTEL_TRACES_SAMPLER_ARG', async () => {
+  const { samplerRatioOf } = await import('../../src/telemetry/otel.js')
+  assert.equal(samplerRatioOf('0.1'), 0.1)
+  assert.equal(samplerRatioOf(' 0 '), 0)
+  for (const arg of [undefined, '', 'often', '2', '-1']) assert.equal(samplerRatioOf(arg), 1)
 })
 
 test('sampling off: nothing is sent', async (t) => {
@@ -187,4 +188,12 @@ test('sampling off: nothing is sent', async (t) => {
   t.after(() => collector.close())
   await exercise(newDatabase(), { ...tracesTo(collector.url), OTEL_TRACES_SAMPLER: 'always_off' })
   assert.deepEqual(collector.spans, [])
+})
+
+test('OTEL_SERVICE_NAME names the service', async (t) => {
+  const collector = await startCollector()
+  t.after(() => collector.close())
+  await exercise(newDatabase(), { ...tracesTo(collector.url), OTEL_SERVICE_NAME: 'greenhouse' })
+  await waitFor(() => collector.services.size > 0, 5000, 'a span')
+  assert.deepEqual([...collector.services], ['greenhouse'])
 })
