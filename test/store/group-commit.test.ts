@@ -1,27 +1,20 @@
 import assert from 'node:assert/strict'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { test } from 'node:test'
 import { GroupCommit } from '../../src/store/group-commit.js'
 
-/** A committer that records its batches and takes `ms` to commit each. */
-function recording (ms: number, options: ConstructorParameters<typeof GroupCommit>[1] = {}) {
+test('with a linger, items that trickle in within it share one batch, and each still gets its own outcome', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout'] })
   const batches: number[][] = []
   const commit = new GroupCommit<number, string>(async (items) => {
     batches.push(items)
-    await sleep(ms)
     return items.map((item) => `done ${item}`)
-  }, options)
-  return { batches, commit }
-}
-
-test('with a linger, items that trickle in within it share one batch, and each still gets its own outcome', async () => {
-  // A linger far beyond the spacing: timers fire in deadline order, so only a stall of most of it could split the batch.
-  const { batches, commit } = recording(1, { lingerMs: 200 })
+  }, { lingerMs: 200 })
   const outcomes = [commit.submit(1)]
-  await sleep(5)
+  t.mock.timers.tick(5)
   outcomes.push(commit.submit(2))
-  await sleep(5)
+  t.mock.timers.tick(5)
   outcomes.push(commit.submit(3))
+  t.mock.timers.tick(190)
   assert.deepEqual(await Promise.all(outcomes), ['done 1', 'done 2', 'done 3'])
   assert.deepEqual(batches, [[1, 2, 3]])
 })
@@ -43,11 +36,21 @@ test('with a linger, a lone item is committed once it has waited, not left behin
 })
 
 test('with a linger, what arrives while a batch commits is the next batch at once, as without one', async () => {
-  const { batches, commit } = recording(40, { lingerMs: 10 })
+  const batches: number[][] = []
+  let release = () => {}
+  const committing = new Promise<void>((resolve) => { release = resolve })
+  const commit = new GroupCommit<number, string>(async (items) => {
+    batches.push(items)
+    if (batches.length === 1) await committing
+    return items.map((item) => `done ${item}`)
+  }, { lingerMs: 10 })
   const first = commit.submit(1)
-  await sleep(20) // the first batch is committing now
+  const deadline = Date.now() + 5000
+  while (batches.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5))
+  assert.deepEqual(batches, [[1]], 'the first batch is committing now')
   const second = commit.submit(2)
   const third = commit.submit(3)
+  release()
   await Promise.all([first, second, third])
   assert.deepEqual(batches, [[1], [2, 3]])
 })
