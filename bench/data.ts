@@ -6,17 +6,18 @@
  * - copy SQLite → PostgreSQL (when PLANTSTORE_TEST_POSTGRES_URL is set),
  * - the CLI's own start-up (tokens list on an empty store, --version).
  * Rates are "past the command's own start-up": (time at N plants − time on an empty store) / N.
- * Writes bench/results/data.{json,md}.
+ * Writes bench/results/data.md and the table in bench/README.md (not with --quick).
  */
 import { execFileSync, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { freshDatabase } from '../test/databases.js'
 import { median } from './report.js'
 import { rssMiB } from './process-stats.js'
 import { cli } from './servers.js'
+import { writeResults } from './results.js'
 
 const quick = process.argv.includes('--quick')
 const N = quick ? 20_000 : 200_000
@@ -121,10 +122,7 @@ async function main () {
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`
   const markdown = `Moving data${quick ? ' (--quick)' : ''}, median of 3 runs; ${new Date().toISOString().slice(0, 10)} on ${machine}.\n\n` +
     '| command | result |\n|---|---|\n' + rows.map(([what, result]) => `| ${what} | ${result} |`).join('\n') + '\n'
-  mkdirSync(new URL('results/', import.meta.url), { recursive: true })
-  const name = quick ? 'data-quick' : 'data'
-  writeFileSync(new URL(`results/${name}.md`, import.meta.url), markdown)
-  writeFileSync(new URL(`results/${name}.json`, import.meta.url), JSON.stringify({ machine, quick, plants: N, rows }, null, 2) + '\n')
+  if (!quick) writeResults('data', markdown)
   process.stdout.write(markdown)
 }
 

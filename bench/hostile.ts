@@ -3,7 +3,7 @@
  * default limits (SQLite, and PostgreSQL when PLANTSTORE_TEST_POSTGRES_URL is set), round after round
  * with the stores interleaved. Attackers are 127.0.0.1, in processes of their own; the client whose
  * service is measured is 127.0.0.2. Every load is bounded in count and time, on loopback only.
- * Writes bench/results/hostile.{json,md}; each figure is the median over the rounds.
+ * Writes bench/results/hostile.md and the table in bench/README.md; each figure is the median over the rounds.
  */
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -14,7 +14,8 @@ import autocannon from 'autocannon'
 import { freshDatabase } from '../test/databases.js'
 import { attackFrom, percentile, probe } from '../test/clients.js'
 import { median } from './report.js'
-import { cli, root, startProcess } from './servers.js'
+import { cli, startProcess } from './servers.js'
+import { writeResults } from './results.js'
 
 // --tickets-only: the last figure alone (the noisiest), for more rounds in the same time.
 const { values: flags } = parseArgs({ options: { rounds: { type: 'string' }, 'tickets-only': { type: 'boolean' } } })
@@ -178,7 +179,6 @@ const names = Object.keys(runs)
 const markdown = `Median of ${rounds} rounds, stores interleaved; the attacker 127.0.0.1, the measured client 127.0.0.2.\n\n` +
   `| figure | target | ${names.join(' | ')} |\n|---|---|${names.map(() => '---|').join('')}\n` +
   rows.map(([figure, target, value]) => `| ${figure} | ${target} | ${names.map(value).join(' | ')} |`).join('\n') + '\n'
-writeFileSync(join(root, 'bench/results/hostile.md'), markdown)
-writeFileSync(join(root, 'bench/results/hostile.json'), `${JSON.stringify(runs, null, 2)}\n`)
+writeResults('hostile', markdown)
 console.log(markdown)
 for (const dir of folders) rmSync(dir, { recursive: true, force: true })

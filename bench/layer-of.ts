@@ -13,7 +13,7 @@ const RULES: Array<[RegExp, string]> = [
   [/^ours\/(auth\/|store\/token-)|^package lru-cache\/|^node:internal\/crypto\/hash/, 'auth (bearer, token cache, scopes)'],
   [/^ours\/(store\/|http\/store)|^package (better-sqlite3|pg|pg-[a-z-]+|postgres-[a-z-]+)\//, 'store'],
   [/^ours\/contract\/|^package (ajv|fast-json-stringify|lossless-json|fast-uri)\//, 'contract (validation, serialisation)'],
-  [/^ours\/routes\/|^bench\/ladder-server/, 'route handlers'],
+  [/^ours\/routes\//, 'route handlers'],
   [/^ours\/http\/|^package @fastify\//, 'our other plugins (errors, CORS, load shedding, routes table)'],
   [/^package (fastify|find-my-way|avvio|light-my-request|fastify-plugin)\//, 'fastify'],
   [/^node:|^native \(runMicrotasks\)$/, 'node:http, streams, timers'],

@@ -1,8 +1,7 @@
 /**
  * npm run bench:layers [-- --seconds N] [-- --postgres | --traces]: what each layer of `plantstore serve`
- * costs per request, next to the cost ladder's store rung (bare Fastify, the bearer check, the real
- * store); with --traces, serve with traces on at 0.1 next to serve without. Both run on SQLite (with
- * --postgres, on PostgreSQL at PLANTSTORE_TEST_POSTGRES_URL) under --cpu-prof with the same load as
+ * costs per request, on SQLite next to PostgreSQL (at PLANTSTORE_TEST_POSTGRES_URL; with --postgres),
+ * or with traces on at 0.1 next to off (--traces). Each runs under --cpu-prof with the same load as
  * the bench (50 connections; GET /plants/{id}, then creates);
  * each sample of the main thread taken while the load ran is charged to the layer its function belongs
  * to (layerOf), and the sum is divided by the requests answered meanwhile. Prints microseconds of CPU per
@@ -14,7 +13,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { scenarios } from './scenarios.js'
-import { startLadder, startPlantstorePostgres, startPlantstoreSqlite, startPlantstoreTraced } from './servers.js'
+import { startPlantstorePostgres, startPlantstoreSqlite, startPlantstoreTraced } from './servers.js'
 import type { BenchServer } from './servers.js'
 import { layerOf } from './layer-of.js'
 
@@ -79,10 +78,10 @@ async function profiled (start: (env: NodeJS.ProcessEnv) => Promise<BenchServer>
 
 type Start = (env: NodeJS.ProcessEnv) => Promise<BenchServer>
 const serveSqlite: Start = (env) => startPlantstoreSqlite(undefined, env)
-// The pair compared: the store rung and serve, or (on SQLite) serve without and with traces.
+// The pair compared: serve without and with traces, or on SQLite and on PostgreSQL; alone, serve on SQLite twice (the noise).
 const [below, above]: [Start, Start] = traces
   ? [serveSqlite, startPlantstoreTraced]
-  : [(env) => startLadder('store', postgres, env), postgres ? startPlantstorePostgres : serveSqlite]
+  : [serveSqlite, postgres ? startPlantstorePostgres : serveSqlite]
 const rung = await profiled(below)
 const serve = await profiled(above)
 

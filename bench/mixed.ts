@@ -3,16 +3,17 @@
  * clients while 16 others replace plants, and while 16 others create them, in alternating runs of
  * 10 s. A replace must not stall the event loop any more than a create: the figure is the GETs' rate
  * beside replaces ÷ beside creates (the median over the rounds). Loopback only, bounded in time.
- * Writes bench/results/mixed.{json,md}.
+ * Writes bench/results/mixed.md and the table in bench/README.md.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
 import type { Request } from 'autocannon'
 import { median } from './report.js'
-import { root, startPlantstore } from './servers.js'
+import { startPlantstore } from './servers.js'
+import { writeResults } from './results.js'
 
 const { values: flags } = parseArgs({ options: { rounds: { type: 'string' } } })
 const rounds = Number(flags.rounds ?? 3)
@@ -65,6 +66,5 @@ const markdown = `Median of ${rounds} rounds; 4 clients GET one plant while 16 o
   '| while 16 others | GETs/s | GET p99 | writes/s |\n|---|---|---|---|\n' +
   (['replace', 'create'] as const).map((write) => `| ${write} | ${m((r) => r[write].reads).toFixed(0)} | ${m((r) => r[write].readP99).toFixed(1)} ms | ${m((r) => r[write].writes).toFixed(0)} |`).join('\n') +
   `\n\nGETs beside replaces ÷ beside creates (target ≥ 0.80): ${m((r) => r.replace.reads / r.create.reads).toFixed(2)}\n`
-writeFileSync(join(root, 'bench/results/mixed.md'), markdown)
-writeFileSync(join(root, 'bench/results/mixed.json'), `${JSON.stringify(runs, null, 2)}\n`)
+writeResults('mixed', markdown)
 console.log(markdown)

@@ -1,8 +1,7 @@
-import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus, totalmem } from 'node:os'
 import { CREATE } from './scenarios.js'
-import { RUNGS } from './ladder-rungs.js'
-import { ladderName, POSTGRES, SQLITE, TRACED } from './servers.js'
+import { writeResults } from './results.js'
+import { baselineName, POSTGRES, SQLITE, TRACED } from './servers.js'
 import type { Scenario } from './scenarios.js'
 
 /** One measured run: one scenario on one server in one round. */
@@ -32,12 +31,6 @@ export function median (values: number[]): number {
 }
 
 const round2 = (n: number) => Math.round(n * 100) / 100
-
-/** Each store's ladder: the rungs below `store` are shared (they touch no database). */
-const LADDERS = [
-  { store: 'SQLite', rungOf: (rung: string) => ladderName(rung, false), serve: SQLITE },
-  { store: 'PostgreSQL', rungOf: (rung: string) => ladderName(rung, RUNGS.indexOf(rung as typeof RUNGS[number]) >= RUNGS.indexOf('store')), serve: POSTGRES }
-]
 
 /** Round-by-round ratios of one server's runs to another's. */
 const perRound = (runs: Row[], base: Row[]) => runs.flatMap((run) => {
@@ -87,7 +80,7 @@ export function report (rows: Row[], feedRuns: FeedRun[], settings: Settings) {
   const rows0 = (scenario: string, server: string) => rows.filter((r) => r.scenario === scenario && r.server === server)
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`
   const header = '| scenario | server | req/s | ratio to ceiling | p50 ms | p99 ms | non-2xx | errors | server CPU s | peak RSS MiB |\n|---|---|---|---|---|---|---|---|---|---|\n'
-  const table = header + summary.filter((r) => !r.server.startsWith('ladder')).map((r) => `| ${r.scenario} | ${r.server} | ${r.requestsPerSecond} | ${r.ratioToCeiling} | ${r.p50Ms} | ${r.p99Ms} | ${r.non2xx} | ${r.errors} | ${r.cpuSeconds} | ${r.peakRssMiB} |`).join('\n')
+  const table = header + summary.map((r) => `| ${r.scenario} | ${r.server} | ${r.requestsPerSecond} | ${r.ratioToCeiling} | ${r.p50Ms} | ${r.p99Ms} | ${r.non2xx} | ${r.errors} | ${r.cpuSeconds} | ${r.peakRssMiB} |`).join('\n')
   const withSubscriber = summary.filter((r) => 'deliveredWithin5s' in r) as Array<Record<string, unknown>>
   const webhooks = withSubscriber.length === 0
     ? ''
@@ -111,24 +104,20 @@ export function report (rows: Row[], feedRuns: FeedRun[], settings: Settings) {
     ? ''
     : '\n\nTraces on (sampled at 0.1, sent over OTLP/HTTP to a collector in a process of its own that drops them) against off, on SQLite (traces on ÷ off: the median of the rounds\' ratios):\n\n' +
       '| scenario | off req/s | on req/s | on ÷ off | off p99 ms | on p99 ms |\n|---|---|---|---|---|---|\n' + traced.join('\n')
-  const ladder = LADDERS.flatMap(({ store, rungOf, serve }) => ['create (unique ids)', 'GET /plants/{id}'].map((scenario) => {
-    const rungs = RUNGS.map((rung) => summary.find((r) => r.scenario === scenario && r.server === rungOf(rung)))
-    const serveRow = summary.find((r) => r.scenario === scenario && r.server === serve)
-    const rows = [summary.find((r) => r.scenario === scenario && r.server === settings.ceiling), ...rungs, serveRow].filter((r) => r !== undefined)
-    if (rows.length < 3 || serveRow === undefined) return ''
-    const ratio = round2(median(perRound(rows0(scenario, serve), rows0(scenario, rungOf('store')))))
-    return `\n\nCost ladder on ${store}, ${scenario}: the bare framework, then each layer added (server CPU per request; the last row is \`plantstore serve\`; ` +
-      `serve ÷ the store rung, median of the rounds' ratios: **${ratio}**):\n\n` +
-      '| server | req/s | ratio to ceiling | p99 ms | server CPU µs/request | this layer µs/request |\n|---|---|---|---|---|---|\n' +
-      rows.map((r, i) => `| ${r.server} | ${r.requestsPerSecond} | ${r.ratioToCeiling} | ${r.p99Ms} | ${r.cpuMicrosPerRequest} | ${i < 2 ? '' : r.cpuMicrosPerRequest - rows[i - 1]!.cpuMicrosPerRequest} |`).join('\n')
-  })).join('')
+  const compared = ([['SQLite', SQLITE], ['PostgreSQL', POSTGRES]] as const).flatMap(([store, server]) => [CREATE, 'GET /plants/{id}'].flatMap((scenario) => {
+    const base = rows0(scenario, baselineName(store))
+    const ours = summary.find((r) => r.scenario === scenario && r.server === server)
+    if (base.length === 0 || ours === undefined) return []
+    return [`| ${scenario} | ${store} | ${Math.round(median(base.map((r) => r.requestsPerSecond)))} | ${ours.requestsPerSecond} | **${round2(median(perRound(rows0(scenario, server), base)))}** |`]
+  }))
+  const baseline = compared.length === 0
+    ? ''
+    : '\n\nThis build against the baseline build (--baseline), each just after the other in every round (this ÷ baseline: the median of the rounds\' ratios):\n\n' +
+      '| scenario | store | baseline req/s | this req/s | this ÷ baseline |\n|---|---|---|---|---|\n' + compared.join('\n')
   const markdown = `${settings.connections} connections, ${settings.durationSeconds} s per run after ${settings.warmupSeconds} s warm-up, ` +
     `median of ${settings.rounds} interleaved round${settings.rounds === 1 ? '' : 's'}${settings.quick ? ' (--quick)' : ''}; ` +
-    `${new Date().toISOString().slice(0, 10)} on ${machine}.\n\n${table}${webhooks}${streams}${feed}${traces}${ladder}\n`
-  mkdirSync(new URL('results/', import.meta.url), { recursive: true })
-  const name = settings.quick ? 'quick' : 'latest'
-  writeFileSync(new URL(`results/${name}.json`, import.meta.url), JSON.stringify({ machine, ...settings, scenarios: undefined, summary, feed: feedRuns, rows }, null, 2) + '\n')
-  writeFileSync(new URL(`results/${name}.md`, import.meta.url), markdown)
+    `${new Date().toISOString().slice(0, 10)} on ${machine}.\n\n${table}${webhooks}${streams}${feed}${traces}${baseline}\n`
+  if (!settings.quick) writeResults('bench', markdown)
   process.stdout.write(markdown)
 }
 

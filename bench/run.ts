@@ -1,12 +1,14 @@
 /**
- * npm run bench [-- --quick] [--rounds N] [--only SCENARIO] [--servers A,B]: starts each server itself
+ * npm run bench [-- --quick] [--rounds N] [--only SCENARIO] [--servers A,B] [--baseline DIR]: starts each server itself
  * and measures every scenario on every server with autocannon from this process (127.0.0.1 only,
  * bounded durations), in interleaved rounds: each round runs the ceiling and then each server,
  * scenario by scenario, so every server's figure has a ceiling measured moments before it. A figure is
  * the median over the rounds. The servers after the ceiling take turns in the opposite order every
  * other round, and with PostgreSQL each run starts after a CHECKPOINT, so that no server always pays
  * for the writes of the ones before it (a checkpoint, or autovacuum, in the middle of its run).
- * Writes bench/results/latest.{json,md} (quick.* with --quick); prints the markdown table.
+ * With --baseline, the `plantstore serve` of another built checkout (DIR, after `npm run build` there)
+ * runs GET and create beside this one, for the ratio of this build to it. Writes bench/results/bench.md
+ * and the table in bench/README.md (not with --quick); prints the table.
  */
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
@@ -16,9 +18,8 @@ import { report } from './report.js'
 import type { FeedRun, Row } from './report.js'
 import { scenarios } from './scenarios.js'
 import type { Scenario } from './scenarios.js'
-import { RUNGS } from './ladder-rungs.js'
 import { measureStreams } from './streams.js'
-import { CEILING, ladderName, POSTGRES, PRISM, SQLITE, startCeiling, startLadder, startPlantstorePostgres, startPlantstoreSqlite, startPlantstoreTraced, startPrism, TRACED } from './servers.js'
+import { baselineName, CEILING, POSTGRES, PRISM, SQLITE, startBaseline, startCeiling, startPlantstorePostgres, startPlantstoreSqlite, startPlantstoreTraced, startPrism, TRACED } from './servers.js'
 import type { BenchServer } from './servers.js'
 
 type Starter = [name: string, start: () => Promise<BenchServer>]
@@ -27,7 +28,7 @@ type Starter = [name: string, start: () => Promise<BenchServer>]
 // --servers <a,b>: just the servers whose name contains one of these (the ceiling always runs); the flag
 // may be repeated, and a comma followed by a space is part of a name ("plantstore, SQLite").
 // An unknown flag stops the run before any server starts (parseArgs is strict).
-const { values: flags } = parseArgs({ options: { quick: { type: 'boolean' }, rounds: { type: 'string' }, only: { type: 'string' }, servers: { type: 'string', multiple: true } } })
+const { values: flags } = parseArgs({ options: { quick: { type: 'boolean' }, rounds: { type: 'string' }, only: { type: 'string' }, servers: { type: 'string', multiple: true }, baseline: { type: 'string' } } })
 const quick = flags.quick === true
 const rounds = flags.rounds === undefined ? (quick ? 1 : 3) : Number(flags.rounds)
 if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds takes a whole number of rounds, at least 1: not ${flags.rounds}`)
@@ -85,14 +86,11 @@ async function runOne (server: BenchServer, scenario: Scenario, round: number): 
 
 async function main () {
   const postgres = process.env.PLANTSTORE_TEST_POSTGRES_URL !== undefined
-  // Below the store rung nothing touches a database: PostgreSQL's ladder shares those rungs.
-  const postgresRungs = RUNGS.slice(RUNGS.indexOf('store'))
-  // Each store's ladder runs just before its serve, so that the two sides of a ratio are measured
-  // as close together as the order allows (this machine drifts by tens of percent within minutes).
-  const postgresStarters: Starter[] = postgres
-    ? [...postgresRungs.map((rung): Starter => [ladderName(rung, true), () => startLadder(rung, true)]), [POSTGRES, () => startPlantstorePostgres()]]
-    : []
-  const starters: Starter[] = [[CEILING, startCeiling], ...RUNGS.map((rung): Starter => [ladderName(rung, false), () => startLadder(rung)]),
+  // A baseline runs just before the server it is compared with, so that the two sides of a ratio are
+  // measured as close together as the order allows (this machine drifts by tens of percent within minutes).
+  const baseline = (store: 'SQLite' | 'PostgreSQL'): Starter[] => flags.baseline === undefined ? [] : [[baselineName(store), () => startBaseline(flags.baseline!, store)]]
+  const postgresStarters: Starter[] = postgres ? [...baseline('PostgreSQL'), [POSTGRES, () => startPlantstorePostgres()]] : []
+  const starters: Starter[] = [[CEILING, startCeiling], ...baseline('SQLite'),
     [SQLITE, () => startPlantstoreSqlite()], [TRACED, () => startPlantstoreTraced()], ...postgresStarters, [PRISM, startPrism]]
   // What --servers leaves out is never started; the ceiling always runs.
   const wanted = starters.filter(([name], i) => i === 0 || serverFilter === undefined || serverFilter.some((part) => name.includes(part)))
@@ -106,7 +104,7 @@ async function main () {
       const [ceiling, ...rest] = servers
       const inTurn = round % 2 === 1 ? servers : [ceiling!, ...rest.reverse()]
       for (const scenario of chosen) {
-        for (const server of inTurn.filter((s) => scenario.runsOn?.(s) ?? s.ladder !== true)) {
+        for (const server of inTurn.filter((s) => scenario.runsOn?.(s) ?? s.coreOnly !== true)) {
           rows.push(await runOne(server, scenario, round))
           process.stderr.write(`round ${round} · ${scenario.name} · ${server.name}: ${rows.at(-1)!.requestsPerSecond} req/s\n`)
         }

@@ -1,3 +1,4 @@
+import { ids } from './ids.js'
 import type { BenchServer } from './servers.js'
 import { addSubscriber, removeSubscriber } from './subscriber.js'
 import type { SubscriberRun } from './subscriber.js'
@@ -9,7 +10,7 @@ export interface Request { method: string, path: string, body?: string, setupReq
 /** One workload: what to seed before, the requests autocannon sends, and what to do around the measured run. */
 export interface Scenario {
   name: string
-  /** Runs only on servers for which this holds (default: every server but the ladder's rungs). */
+  /** Runs only on servers for which this holds (default: every server not `coreOnly`). */
   runsOn?: (server: BenchServer) => boolean
   /** The scenario whose ceiling row this one's ratio is taken against (default: its own). */
   ceilingOf?: string
@@ -38,9 +39,6 @@ async function seedPlants (server: BenchServer) {
     }).then((res) => res.arrayBuffer())))
   }
 }
-
-// Unique ids across every run of one harness invocation; `ids.next` is read around measured runs.
-export const ids = { next: 10_000_000 }
 
 // The name carries the send time, so the webhook receiver can measure the lag from create to delivery.
 const createRequest = (): Request => ({

@@ -18,8 +18,8 @@ export interface BenchServer {
   token: string
   /** The store's URL, for plantstore servers (the CLI reaches the same store with it). */
   database?: string
-  /** A rung of the cost ladder (ladder-server.ts), or serve with traces on: it serves only the ladder's scenarios (GET and create). */
-  ladder?: boolean
+  /** A server compared on GET and create only (traces on, a baseline build): it runs only those scenarios. */
+  coreOnly?: boolean
   stop: () => Promise<void>
 }
 
@@ -71,7 +71,8 @@ export async function startCeiling (): Promise<BenchServer> {
 const NODE_FLAGS = ['--max-semi-space-size=8']
 
 /** `plantstore serve` with default settings (durable: WAL, synchronous=FULL) on a new database. */
-export async function startPlantstore (name: string, database: string, cleanup = () => {}, env: NodeJS.ProcessEnv = process.env): Promise<BenchServer> {
+export async function startPlantstore (name: string, database: string, cleanup = () => {}, env: NodeJS.ProcessEnv = process.env, build = root): Promise<BenchServer> {
+  const cli = join(build, 'dist/cli/main.js')
   execFileSync(process.execPath, [cli, 'migrate', '--database', database])
   const token = execFileSync(process.execPath, [cli, 'tokens', 'create', '--name', 'bench', '--database', database], { encoding: 'utf8' }).trim()
   // The live-feed scenarios open up to 1,000 streams with the one bench token, from this one address.
@@ -90,9 +91,9 @@ export async function startPlantstore (name: string, database: string, cleanup =
 }
 
 /** `plantstore serve` on a new SQLite file, removed when it stops. */
-export async function startPlantstoreSqlite (name = SQLITE, env: NodeJS.ProcessEnv = process.env) {
+export async function startPlantstoreSqlite (name = SQLITE, env: NodeJS.ProcessEnv = process.env, build = root) {
   const dir = mkdtempSync(join(tmpdir(), 'plantstore-bench-'))
-  return startPlantstore(name, `sqlite:${join(dir, 'plants.db')}`, () => rmSync(dir, { recursive: true, force: true }), env)
+  return startPlantstore(name, `sqlite:${join(dir, 'plants.db')}`, () => rmSync(dir, { recursive: true, force: true }), env, build)
 }
 
 export const TRACED = 'plantstore, SQLite, traces at 0.1'
@@ -107,7 +108,7 @@ export async function startPlantstoreTraced (env: NodeJS.ProcessEnv = process.en
   return {
     ...server,
     database: undefined,
-    ladder: true,
+    coreOnly: true,
     stop: async () => {
       // The server sends the spans it holds as it stops.
       await server.stop()
@@ -118,8 +119,19 @@ export async function startPlantstoreTraced (env: NodeJS.ProcessEnv = process.en
   }
 }
 
-export async function startPlantstorePostgres (env: NodeJS.ProcessEnv = process.env) {
-  return startPlantstore(POSTGRES, await freshDatabase('postgres:fresh'), undefined, env)
+export async function startPlantstorePostgres (env: NodeJS.ProcessEnv = process.env, name = POSTGRES, build = root) {
+  return startPlantstore(name, await freshDatabase('postgres:fresh'), undefined, env, build)
+}
+
+/** The names of a baseline build's servers (--baseline): what this build is measured against. */
+export const baselineName = (store: 'SQLite' | 'PostgreSQL') => `baseline, ${store}`
+
+/** `plantstore serve` of another built checkout (its dist/), on GET and create only. */
+export async function startBaseline (build: string, store: 'SQLite' | 'PostgreSQL'): Promise<BenchServer> {
+  const server = store === 'SQLite'
+    ? await startPlantstoreSqlite(baselineName(store), process.env, build)
+    : await startPlantstorePostgres(process.env, baselineName(store), build)
+  return { ...server, database: undefined, coreOnly: true }
 }
 
 /** The Stoplight Prism mock serving our document: what a user might run instead. */
@@ -127,27 +139,4 @@ export async function startPrism (): Promise<BenchServer> {
   const prism = join(root, 'node_modules/@stoplight/prism-cli/dist/index.js')
   const started = await startProcess(PRISM, [prism, 'mock', join(root, 'openapi/plantstore.yaml'), '-h', '127.0.0.1'], '/healthz', '-p')
   return { name: PRISM, token: 'ps_bench', ...started }
-}
-
-/** The ladder's rung names: the SQLite ladder's are `ladder: <rung>`; PostgreSQL's store rungs `ladder on PostgreSQL: <rung>`. */
-export const ladderName = (rung: string, postgres: boolean) => `ladder${postgres ? ' on PostgreSQL' : ''}: ${rung}`
-
-/** One rung of the cost ladder (ladder-server.ts), on a new SQLite file, or a new PostgreSQL schema, where it has a store. */
-export async function startLadder (rung: string, postgres = false, env: NodeJS.ProcessEnv = process.env): Promise<BenchServer> {
-  const dir = mkdtempSync(join(tmpdir(), 'plantstore-ladder-'))
-  const database = postgres ? await freshDatabase('postgres:fresh') : `sqlite:${join(dir, 'plants.db')}`
-  execFileSync(process.execPath, [cli, 'migrate', '--database', database])
-  const token = execFileSync(process.execPath, [cli, 'tokens', 'create', '--name', 'bench', '--database', database], { encoding: 'utf8' }).trim()
-  const name = ladderName(rung, postgres)
-  const started = await startProcess(name, ['--import', 'tsx', 'bench/ladder-server.ts', rung, database, token], '/healthz', '--port', env)
-  return {
-    name,
-    token,
-    ladder: true,
-    ...started,
-    stop: async () => {
-      await started.stop()
-      rmSync(dir, { recursive: true, force: true })
-    }
-  }
 }

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { rssMiB } from './process-stats.js'
-import { ids } from './scenarios.js'
+import { ids } from './ids.js'
 import { startProcess } from './servers.js'
 import type { BenchServer } from './servers.js'
 
