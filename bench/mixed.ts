@@ -16,7 +16,7 @@ import { startPlantstore } from './servers.js'
 import { writeResults } from './results.js'
 
 const { values: flags } = parseArgs({ options: { rounds: { type: 'string' } } })
-const rounds = Number(flags.rounds ?? 3)
+const rounds = Number(flags.rounds ?? 5)
 const SECONDS = 10
 const PLANTS = 1000
 // The server answers 10,000 requests on one connection (maxRequestsPerSocket), then 503: clients open a new one first.

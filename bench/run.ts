@@ -24,15 +24,15 @@ import type { BenchServer } from './servers.js'
 
 type Starter = [name: string, start: () => Promise<BenchServer>]
 
-// --only <text>: just the scenarios whose name contains it (for investigating one figure).
+// --only <text>: just the scenarios whose name contains it (repeatable; for investigating one figure).
 // --servers <a,b>: just the servers whose name contains one of these (the ceiling always runs); the flag
 // may be repeated, and a comma followed by a space is part of a name ("plantstore, SQLite").
 // An unknown flag stops the run before any server starts (parseArgs is strict).
-const { values: flags } = parseArgs({ options: { quick: { type: 'boolean' }, rounds: { type: 'string' }, only: { type: 'string' }, servers: { type: 'string', multiple: true }, baseline: { type: 'string' } } })
+const { values: flags } = parseArgs({ options: { quick: { type: 'boolean' }, rounds: { type: 'string' }, only: { type: 'string', multiple: true }, servers: { type: 'string', multiple: true }, baseline: { type: 'string' } } })
 const quick = flags.quick === true
 const rounds = flags.rounds === undefined ? (quick ? 1 : 3) : Number(flags.rounds)
 if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds takes a whole number of rounds, at least 1: not ${flags.rounds}`)
-const chosen = flags.only === undefined ? scenarios : scenarios.filter((s) => s.name.includes(flags.only!))
+const chosen = flags.only === undefined ? scenarios : scenarios.filter((s) => flags.only!.some((part) => s.name.includes(part)))
 const serverFilter = flags.servers?.flatMap((list) => list.split(/,(?! )/))
 const connections = 50
 const warmupSeconds = quick ? 1 : 3
@@ -97,7 +97,7 @@ async function main () {
   const servers: BenchServer[] = []
   const rows: Row[] = []
   const feedRuns: FeedRun[] = []
-  const withFeed = flags.only === undefined || 'live feed'.includes(flags.only)
+  const withFeed = flags.only === undefined || flags.only.some((part) => 'live feed'.includes(part))
   try {
     for (const [, start] of wanted) servers.push(await start())
     for (let round = 1; round <= rounds; round++) {
