@@ -3,13 +3,36 @@ import { operation } from '../contract/document.js'
 import { plantJson, plantOfBody, plantsJson } from '../contract/plant.js'
 import { etagOf, noneMatch } from '../contract/etag.js'
 import { NotFound, PlantConflict, PreconditionFailed, SchemaMismatch } from '../contract/errors.js'
-import type { WriteOutcome } from '../store/store.js'
+import type { PlantOrder, WriteOutcome } from '../store/store.js'
+import { FilterError, parseFilter } from '../contract/filter.js'
+import type { Filter } from '../contract/filter.js'
+import { cursorAfter, readCursor } from './plant-cursor.js'
+import type { CursorQuery } from './plant-cursor.js'
 import { ReadCache } from './read-cache.js'
 
 // Shapes as validated against the document: ids are exact bigints (see contract/validators.ts).
 interface PlantBody { id?: bigint, name: string, tag?: string }
 interface IdParams { id: bigint }
-interface ListQuery { limit: number, tag?: string, after?: bigint }
+interface ListQuery {
+  limit: number
+  tag?: string
+  after?: bigint
+  filter?: string
+  order_by?: PlantOrder
+  count?: 'exact' | 'estimated'
+  cursor?: string
+}
+
+/** The filter parameter as a tree; a bad one is 400 (code 1001) naming what is wrong and where. */
+function parsedFilter (text: string | undefined): Filter | undefined {
+  if (text === undefined) return undefined
+  try {
+    return parseFilter(text)
+  } catch (error) {
+    if (error instanceof FilterError) throw new SchemaMismatch(`query/filter: ${error.message}`)
+    throw error
+  }
+}
 
 const notFound = (id: bigint) => new NotFound(`plant ${id} not found`)
 const JSON_TYPE = 'application/json; charset=utf-8'
@@ -31,24 +54,40 @@ export default async function plantRoutes (app: FastifyInstance, { readCacheByte
   app.route({
     ...operation('listPlants'),
     handler: async (request, reply) => {
-      const { limit, tag, after } = request.query as ListQuery
+      const query = request.query as ListQuery
       const version = store.dialect.readVersion()
       // The parsed query, each part told apart: no tag is not the empty tag.
-      const key = JSON.stringify([limit, after?.toString() ?? null, tag ?? null])
-      const page = await answers.through(key, version, () => readPage(limit, tag, after))
+      const key = JSON.stringify([query.limit, query.after?.toString() ?? null, query.tag ?? null, query.filter ?? null,
+        query.order_by ?? null, query.count ?? null, query.cursor ?? null])
+      const page = await answers.through(key, version, () => readPage(query))
       if (page.link !== undefined) reply.header('link', page.link)
+      if (page.total !== undefined) reply.header('x-total-count', page.total)
       reply.header(POSITION_HEADER, page.position)
       return reply.type(JSON_TYPE).send(page.body)
     }
   })
 
-  async function readPage (limit: number, tag: string | undefined, after: bigint | undefined) {
+  async function readPage (query: ListQuery): Promise<{ body: string, position: string, total?: string, link?: string }> {
+    const { limit, tag, after, count } = query
+    const order = query.order_by ?? 'id'
+    const filter = parsedFilter(query.filter)
+    if (after !== undefined && order !== 'id') throw new SchemaMismatch('query/after pages in id order only; other orders page with cursor (the Link header fills it in)')
+    const bound: CursorQuery = { filter: query.filter, tag, order }
+    if (query.cursor !== undefined && order === 'id') throw new SchemaMismatch('query/cursor pages in the other orders; id order pages with after')
+    const from = query.cursor === undefined ? undefined : readCursor(query.cursor, bound)
     // One row more than asked tells whether a next page exists without a second query.
-    const { plants: rows, position } = await store.plants.list({ limit: limit + 1, tag, after })
-    if (rows.length <= limit) return { body: plantsJson(rows), position: String(position) }
+    const { plants: rows, position, total } = await store.plants.list({ limit: limit + 1, tag, after, filter, order, from, count })
+    const answer = { position: String(position), ...(total !== undefined && { total: String(total) }) }
+    if (rows.length <= limit) return { body: plantsJson(rows), ...answer }
     const page = rows.slice(0, limit)
-    const next = new URLSearchParams({ limit: String(limit), ...(tag !== undefined && { tag }), after: String(page.at(-1)!.id) })
-    return { body: plantsJson(page), link: `</plants?${next}>; rel="next"`, position: String(position) }
+    const last = page.at(-1)!
+    const next = new URLSearchParams({ limit: String(limit) })
+    if (tag !== undefined) next.set('tag', tag)
+    if (query.filter !== undefined) next.set('filter', query.filter)
+    if (order !== 'id') next.set('order_by', order)
+    if (count !== undefined) next.set('count', count)
+    next.set(order === 'id' ? 'after' : 'cursor', order === 'id' ? String(last.id) : cursorAfter(last, bound))
+    return { body: plantsJson(page), link: `</plants?${next}>; rel="next"`, ...answer }
   }
 
   app.route({

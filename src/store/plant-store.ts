@@ -1,4 +1,5 @@
 import { INT64_MAX, INT64_MIN } from '../contract/int64.js'
+import type { Filter } from '../contract/filter.js'
 import type { Plant } from '../contract/plant.js'
 import type { DeliveryHandoff } from './delivery-handoff.js'
 
@@ -30,12 +31,26 @@ export type WriteOutcome =
  */
 export type Precondition = string
 
+/** The orders a list can take; ties are broken by id in the same direction. */
+export const PLANT_ORDERS = ['id', 'id desc', 'name', 'name desc'] as const
+export type PlantOrder = typeof PLANT_ORDERS[number]
+
 export interface PlantQuery {
   limit: number
-  /** Keyset pagination: only ids greater than this. */
+  /** Keyset pagination in id order: only ids greater than this. */
   after?: bigint
   tag?: string
+  filter?: Filter
+  /** Default `id`. */
+  order?: PlantOrder
+  /** Keyset pagination in the other orders: only plants after this one in the order. */
+  from?: { id: bigint, name: string }
+  /** Count every plant the query matches (not only the page): `estimated` may answer from statistics. */
+  count?: 'exact' | 'estimated'
 }
+
+/** A page of plants, the log position it reflects and, when asked, the count of all that match. */
+export interface PlantPage { plants: Plant[], position: bigint, total?: number }
 
 /**
  * Keyset pagination as `id >= start`: the smallest id after the cursor (the smallest int64 without one),
@@ -58,8 +73,8 @@ export interface PlantStore {
    * only once committed durably.
    */
   create (plant: Plant): Promise<CreateOutcome>
-  /** Plants in id order, with the log position the read reflects. */
-  list (query: PlantQuery): Promise<{ plants: Plant[], position: bigint }>
+  /** Plants in the query's order, with the log position the read reflects (and their count), in one snapshot. */
+  list (query: PlantQuery): Promise<PlantPage>
   /** A plant (undefined when there is none), with the log position the read reflects. */
   get (id: bigint): Promise<{ plant: Plant | undefined, position: bigint }>
   /** Replaces name and tag of an existing plant, atomically with the precondition check. */

@@ -26,6 +26,14 @@ test('the typed client against a running server: create, pages, read, replace, d
   const odd = []
   for await (const plant of client.allPlants({ limit: 4, tag: 'odd' })) odd.push(plant.id)
   assert.equal(odd.length, 13)
+  const found = await client.listPlants({ filter: 'name = "plant 1*" AND tag = "odd"', orderBy: 'name desc', count: 'exact', limit: 3 })
+  assert.deepEqual(found.plants.map((p) => p.name), ['plant 19', 'plant 17', 'plant 15'])
+  assert.equal(found.total, 6, 'plant 1, 11, 13, 15, 17, 19')
+  assert.equal(found.next?.orderBy, 'name desc')
+  assert.ok(found.next?.cursor !== undefined)
+  const rest = []
+  for await (const plant of client.plants({ ...found.next })) rest.push(plant.name)
+  assert.deepEqual(rest, ['plant 13', 'plant 11', 'plant 1'])
 
   const { etag } = await client.getPlant(3)
   const replaced = await client.replacePlant(3, { name: 'Renamed' }, { ifMatch: etag })

@@ -79,7 +79,7 @@ describe('CORS', () => {
     assert.equal(created.headers['access-control-allow-origin'], origin)
     assert.match(String(created.headers.vary), /Origin/)
     assert.deepEqual(String(created.headers['access-control-expose-headers']).split(', '),
-      ['ETag', 'Link', 'Location', 'Plantstore-Event-Position', 'Retry-After', 'WWW-Authenticate', 'X-Request-Id'])
+      ['ETag', 'Link', 'Location', 'Plantstore-Event-Position', 'Retry-After', 'WWW-Authenticate', 'X-Request-Id', 'X-Total-Count'])
     const refused = await app.inject({ method: 'GET', url: '/plants', headers: { origin } })
     assert.equal(refused.statusCode, 401)
     assert.equal(refused.headers['access-control-allow-origin'], origin, 'an error a browser app can read')

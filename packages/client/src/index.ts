@@ -19,9 +19,24 @@ export type Plant = Omit<Schemas['Plant'], 'id'> & { id: bigint }
 export type PlantContent = Omit<Schemas['Plant'], 'id'>
 /** A plant to create; a `number` id must be a safe integer (beyond 2^53 a double has already lost digits). */
 export type NewPlant = PlantContent & { id: bigint | number }
-export type ListQuery = Omit<NonNullable<operations['listPlants']['parameters']['query']>, 'after'> & { after?: bigint | number }
-/** A page, its next page's query, and the event log position it reflects (stream from it with `events`). */
-export interface Page { plants: Plant[], next?: ListQuery, position?: bigint }
+type ListParameters = NonNullable<operations['listPlants']['parameters']['query']>
+/** A query of GET /plants: `filter` as the service documents it, `orderBy` its `order_by`, `count` for `total`. */
+export interface ListQuery {
+  limit?: number
+  tag?: string
+  /** In id order: only ids greater than this one. */
+  after?: bigint | number
+  filter?: string
+  orderBy?: ListParameters['order_by']
+  count?: ListParameters['count']
+  /** Outside id order, where the next page starts (as `next` gives it). */
+  cursor?: string
+}
+/**
+ * A page, its next page's query, the event log position it reflects (stream from it with `events`) and,
+ * with `count`, the number of plants the whole query matches.
+ */
+export interface Page { plants: Plant[], next?: ListQuery, position?: bigint, total?: number }
 /** A webhook subscription, as listed and read (never its secret). */
 export type WebhookSubscription = Schemas['WebhookSubscription']
 /** The answers to create and rotate: the subscription and its signing secret. */
@@ -93,13 +108,15 @@ function nextQuery (link: string | null): ListQuery | undefined {
   const target = link === null ? undefined : /<([^>]*)>;\s*rel="next"/.exec(link)?.[1]
   if (target === undefined) return undefined
   const params = new URL(target, 'http://next.invalid').searchParams
-  const after = params.get('after')
-  const limit = params.get('limit')
-  const tag = params.get('tag')
+  const [after, limit, tag, filter, orderBy, count, cursor] = ['after', 'limit', 'tag', 'filter', 'order_by', 'count', 'cursor'].map((name) => params.get(name))
   return {
     ...(limit !== null && { limit: Number(limit) }),
     ...(tag !== null && { tag }),
-    ...(after !== null && { after: BigInt(after) })
+    ...(after !== null && { after: BigInt(after) }),
+    ...(filter !== null && { filter }),
+    ...(orderBy !== null && { orderBy: orderBy as ListQuery['orderBy'] }),
+    ...(count !== null && { count: count as ListQuery['count'] }),
+    ...(cursor !== null && { cursor })
   }
 }
 
@@ -126,19 +143,34 @@ export function createPlantStoreClient ({ baseUrl, token, fetch = globalThis.fet
       return toPlant(value)
     },
 
-    /** GET /plants: one page in id order, and the query of the next page while more remain. */
+    /** GET /plants: one page (filtered, ordered and counted as `query` says), and the query of the next page while more remain. */
     async listPlants (query: ListQuery = {}): Promise<Page> {
       const params = new URLSearchParams()
       if (query.limit !== undefined) params.set('limit', String(query.limit))
       if (query.tag !== undefined) params.set('tag', query.tag)
       if (query.after !== undefined) params.set('after', String(exactId(query.after)))
+      if (query.filter !== undefined) params.set('filter', query.filter)
+      if (query.orderBy !== undefined) params.set('order_by', query.orderBy)
+      if (query.count !== undefined) params.set('count', query.count)
+      if (query.cursor !== undefined) params.set('cursor', query.cursor)
       const { response, value } = await call('GET', `/plants${params.size > 0 ? `?${params}` : ''}`)
       const next = nextQuery(response.headers.get('link'))
       const position = response.headers.get('plantstore-event-position')
-      return { plants: (value as unknown[]).map(toPlant), ...(next !== undefined && { next }), ...(position !== null && { position: BigInt(position) }) }
+      const total = response.headers.get('x-total-count')
+      return {
+        plants: (value as unknown[]).map(toPlant),
+        ...(next !== undefined && { next }),
+        ...(position !== null && { position: BigInt(position) }),
+        ...(total !== null && { total: Number(total) })
+      }
     },
 
     /** Every plant matching `query`, page after page. */
+    plants (query: ListQuery = {}): AsyncGenerator<Plant> {
+      return this.allPlants(query)
+    },
+
+    /** Every plant matching `query`, page after page (the name `plants` came later). */
     async * allPlants (query: ListQuery = {}): AsyncGenerator<Plant> {
       let page: ListQuery | undefined = query
       while (page !== undefined) {

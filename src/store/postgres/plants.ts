@@ -4,7 +4,8 @@ import { GroupCommit } from '../group-commit.js'
 import { plantOfRow } from '../../contract/plant.js'
 import type { PlantRow } from '../../contract/plant.js'
 import { keysetStart, sameOrConflict } from '../store.js'
-import type { CreateOutcome, DeliveryHandoff, Plant, PlantQuery, PlantStore, Precondition, WriteOutcome } from '../store.js'
+import type { CreateOutcome, DeliveryHandoff, Plant, PlantPage, PlantQuery, PlantStore, Precondition, WriteOutcome } from '../store.js'
+import { listSql } from '../plant-list-sql.js'
 import { traceOrigin } from '../../lib/trace-context.js'
 import { createBatchParams, createBatchSql, outcomeOf } from './create-batch.js'
 import type { BatchRow, PendingCreate } from './create-batch.js'
@@ -12,6 +13,10 @@ import { LOG_POSITION_SQL, record } from './outbox.js'
 import type { PostgresDatabase } from './database.js'
 
 const POSITION_SQL = `SELECT (${LOG_POSITION_SQL}) AS position`
+
+// The table's row count from PostgreSQL's statistics, when it has any (-1 before the first ANALYZE).
+const ESTIMATED_TOTAL_SQL = `(SELECT CASE WHEN c.reltuples >= 0 THEN c.reltuples::bigint ELSE (SELECT count(*) FROM plants) END
+  FROM pg_class c WHERE c.oid = 'plants'::regclass)`
 
 type PositionedRow = { position: bigint, id: bigint | null, name: string | null, tag: string | null }
 
@@ -95,7 +100,9 @@ export class PostgresPlants implements PlantStore {
     }
   }
 
-  async list ({ limit, after, tag }: PlantQuery) {
+  async list (query: PlantQuery): Promise<PlantPage> {
+    const { limit, after, tag } = query
+    if (query.filter !== undefined || (query.order ?? 'id') !== 'id' || query.count !== undefined) return this.#page(query)
     // No id can follow the cursor: an empty page, still with its position.
     const from = keysetStart(after)
     const rows = tag === undefined
@@ -106,6 +113,27 @@ export class PostgresPlants implements PlantStore {
           SELECT id, name, tag FROM plants WHERE tag = $1 AND id >= $2 ORDER BY id LIMIT $3) p ON true ORDER BY p.id`,
       [tag, (from ?? 0n).toString(), from === undefined ? 0 : limit], 'plants.list-by-tag')
     return { plants: rows.filter((row) => row.id !== null).map((row) => plantOfRow(row as PlantRow)), position: rows[0]!.position }
+  }
+
+  /**
+   * A page beyond the plain id-ordered list (a filter, another order, a count): one statement, so the
+   * page, its count and the log position come from one snapshot.
+   */
+  async #page (query: PlantQuery): Promise<PlantPage> {
+    const params: string[] = []
+    const sql = listSql(query, (value) => `$${params.push(String(value))}`)
+    const total = query.count === undefined ? 'NULL::bigint' : query.count === 'estimated' && sql.matching === 'true' ? ESTIMATED_TOTAL_SQL : `(SELECT count(*) FROM plants WHERE ${sql.matching})`
+    const limit = `$${params.push(String(sql.possible ? query.limit : 0))}`
+    const rows = await this.#db.query<PositionedRow & { total: bigint | null }>(`SELECT pos.position, pos.total, p.* FROM (
+        SELECT (${LOG_POSITION_SQL}) AS position, ${total} AS total) pos LEFT JOIN LATERAL (
+        SELECT id, name, tag FROM plants WHERE ${sql.where} ORDER BY ${sql.order} LIMIT ${limit}) p ON true
+      ORDER BY ${sql.order.replace(/\b(name|id)\b/g, 'p.$1')}`, params)
+    const { position, total: counted } = rows[0]!
+    return {
+      plants: rows.filter((row) => row.id !== null).map((row) => plantOfRow(row as PlantRow)),
+      position,
+      ...(counted !== null && { total: Number(counted) })
+    }
   }
 
   async get (id: bigint) {

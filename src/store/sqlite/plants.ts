@@ -4,9 +4,10 @@ import { plantOfRow } from '../../contract/plant.js'
 import type { PlantRow } from '../../contract/plant.js'
 import { traceOrigin } from '../../lib/trace-context.js'
 import { keysetStart } from '../store.js'
-import type { CreateOutcome, Plant, PlantQuery, PlantStore, Precondition, WriteOutcome } from '../store.js'
+import type { CreateOutcome, Plant, PlantPage, PlantQuery, PlantStore, Precondition, WriteOutcome } from '../store.js'
 import { guard, opaqueInteger } from './connection.js'
 import { LOG_POSITION_SQL } from './outbox.js'
+import { plantPages } from './plant-pages.js'
 import type { PlantJob } from './plant-jobs.js'
 import { createOutcome } from './write-jobs.js'
 import type { CreateResult, WriteJob, WriteResult } from './write-jobs.js'
@@ -17,6 +18,7 @@ export class SqlitePlants implements PlantStore {
   readonly #select: Database.Statement<[bigint], PlantRow & { position: bigint }>
   readonly #selectMissing: (id: bigint) => { row: PlantRow | undefined, position: bigint }
   readonly #list: (from: bigint, tag: string | undefined, limit: bigint) => { rows: PlantRow[], position: bigint }
+  readonly #pages: (query: PlantQuery) => PlantPage
   readonly #dataVersion: Database.Statement<[], bigint>
   /** Writes this process made (an in-memory store's run on this connection, whose own data_version
    * does not count them). */
@@ -37,6 +39,7 @@ export class SqlitePlants implements PlantStore {
       position: position.get()!,
       rows: tag === undefined ? list.all(from, limit) : listByTag.all(tag, from, limit)
     }))
+    this.#pages = plantPages(db)
     this.#dataVersion = db.prepare<[], bigint>('PRAGMA data_version').pluck()
   }
 
@@ -51,7 +54,9 @@ export class SqlitePlants implements PlantStore {
     return createOutcome(plant, result)
   }
 
-  async list ({ limit, after, tag }: PlantQuery) {
+  async list (query: PlantQuery): Promise<PlantPage> {
+    const { limit, after, tag } = query
+    if (query.filter !== undefined || (query.order ?? 'id') !== 'id' || query.count !== undefined) return guard(() => this.#pages(query))
     // No id can follow the cursor: an empty page, still with its position.
     const from = keysetStart(after)
     const { rows, position } = guard(() => this.#list(from ?? 0n, tag, from === undefined ? 0n : BigInt(limit)))

@@ -1,0 +1,36 @@
+import type { Plant } from './plant.js'
+import type { Filter, Operator } from './filter.js'
+
+/** Code point order (UTF-8 byte order), as both stores compare: not JavaScript's UTF-16 order. */
+export function compareCodePoints (a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a), Buffer.from(b))
+}
+
+function holds (op: Operator, order: number): boolean {
+  switch (op) {
+    case '=': return order === 0
+    case '!=': return order !== 0
+    case '<': return order < 0
+    case '<=': return order <= 0
+    case '>': return order > 0
+    case '>=': return order >= 0
+  }
+}
+
+/** Whether a plant matches a filter, by the same rules as the stores' SQL (a missing tag compares false). */
+export function matches (filter: Filter, plant: Plant): boolean {
+  switch (filter.kind) {
+    case 'and': return filter.terms.every((term) => matches(term, plant))
+    case 'or': return filter.terms.some((term) => matches(term, plant))
+    case 'not': return !matches(filter.term, plant)
+    case 'has-tag': return plant.tag !== undefined
+    case 'id': return holds(filter.op, plant.id < filter.value ? -1 : plant.id > filter.value ? 1 : 0)
+    case 'name':
+    case 'tag': {
+      const value = filter.kind === 'name' ? plant.name : plant.tag
+      if (value === undefined) return false
+      if (filter.prefix) return value.startsWith(filter.value) === (filter.op === '=')
+      return holds(filter.op, compareCodePoints(value, filter.value))
+    }
+  }
+}

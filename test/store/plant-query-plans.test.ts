@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import Database from 'better-sqlite3'
+import pg from 'pg'
+import { freshDatabase, withStore } from '../databases.js'
+import { parseFilter } from '../../src/contract/filter.js'
+import { listSql } from '../../src/store/plant-list-sql.js'
+import type { PlantQuery } from '../../src/store/store.js'
+
+/** The shapes a page is read in: each must find its page through an index, never by reading the table. */
+const SHAPES: Array<[string, PlantQuery]> = [
+  ['name prefix', { limit: 101, filter: parseFilter('name = "Mon*"') }],
+  ['name prefix, next page', { limit: 101, filter: parseFilter('name = "Mon*"'), after: 5n }],
+  ['tag =', { limit: 101, filter: parseFilter('tag = "tropical"') }],
+  ['tag parameter', { limit: 101, tag: 'tropical', after: 5n }],
+  ['id range', { limit: 101, filter: parseFilter('id >= 10 AND id < 1000') }],
+  ['name order desc with a filter', { limit: 101, order: 'name desc', filter: parseFilter('tag = "tropical"') }],
+  ['name order desc, next page', { limit: 101, order: 'name desc', filter: parseFilter('tag:*'), from: { id: 7n, name: 'Fern' } }],
+  ['id order desc, next page', { limit: 101, order: 'id desc', from: { id: 7n, name: 'Fern' } }]
+]
+
+const pageSql = (query: PlantQuery, bind: (value: string | bigint) => string) => {
+  const sql = listSql(query, bind)
+  return `SELECT id, name, tag FROM plants WHERE ${sql.where} ORDER BY ${sql.order} LIMIT ${query.limit}`
+}
+
+test('SQLite: every shape of page reads through an index: no table scan, and a sort only of an index range', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'plantstore-plans-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const file = join(dir, 'plants.db')
+  await withStore(`sqlite:${file}`, async () => {})
+  const db = new Database(file, { readonly: true })
+  t.after(() => db.close())
+  for (const [shape, query] of SHAPES) {
+    const params: Array<string | bigint> = []
+    const plan = db.prepare(`EXPLAIN QUERY PLAN ${pageSql(query, (value) => { params.push(value); return '?' })}`).all(...params) as Array<{ detail: string }>
+    const details = plan.map((row) => row.detail).join('; ')
+    assert.ok(!/SCAN plants(?! USING)/.test(details), `${shape}: ${details}`)
+    assert.ok(!/TEMP B-TREE/.test(details) || /SEARCH plants USING/.test(details), `${shape}: ${details}`)
+  }
+})
+
+test('PostgreSQL: every shape of page has an index plan without a sort (sequential scans and sorts disabled)', { skip: process.env.PLANTSTORE_TEST_POSTGRES_URL === undefined }, async (t) => {
+  const url = await freshDatabase('postgres:fresh')
+  await withStore(url, async () => {})
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  t.after(() => client.end())
+  await client.query('SET enable_seqscan = off')
+  await client.query('SET enable_sort = off')
+  for (const [shape, query] of SHAPES) {
+    const params: string[] = []
+    const { rows } = await client.query(`EXPLAIN ${pageSql(query, (value) => `$${params.push(String(value))}`)}`, params)
+    const plan = rows.map((row: Record<string, string>) => row['QUERY PLAN']).join('\n')
+    assert.ok(!/Seq Scan|Sort/.test(plan), `${shape}:\n${plan}`)
+  }
+})
