@@ -4,10 +4,10 @@ import { toInt64 } from '../contract/validators.js'
 import type { Plant, PlantOrder } from '../store/store.js'
 
 /** What a cursor is bound to: a cursor answers only the query that gave it. */
-export interface CursorQuery { filter?: string, tag?: string, order: PlantOrder }
+export interface CursorQuery { filter?: string, q?: string, tag?: string, order: PlantOrder }
 
 const bindingOf = (query: CursorQuery) =>
-  createHash('sha256').update(JSON.stringify([query.filter ?? null, query.tag ?? null, query.order])).digest('base64url').slice(0, 16)
+  createHash('sha256').update(JSON.stringify([query.filter ?? null, query.q ?? null, query.tag ?? null, query.order])).digest('base64url').slice(0, 16)
 
 /** The opaque cursor of the page after `last`, in an order other than plain id. */
 export function cursorAfter (last: Plant, query: CursorQuery): string {
@@ -25,6 +25,6 @@ export function readCursor (cursor: string, query: CursorQuery): { id: bigint, n
   const { i, n, b } = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<string, unknown>
   const id = typeof i === 'string' ? toInt64(i) : undefined
   if (id === undefined || typeof n !== 'string' || typeof b !== 'string') throw new SchemaMismatch('query/cursor is not a cursor this server gave; follow the Link header')
-  if (b !== bindingOf(query)) throw new SchemaMismatch('query/cursor belongs to another query: send it with the filter, tag and order_by it came with')
+  if (b !== bindingOf(query)) throw new SchemaMismatch('query/cursor belongs to another query: send it with the filter, q, tag and order_by it came with')
   return { id, name: n }
 }

@@ -5,6 +5,7 @@ import { etagOf, noneMatch } from '../contract/etag.js'
 import { NotFound, PlantConflict, PreconditionFailed, SchemaMismatch } from '../contract/errors.js'
 import type { PlantOrder, WriteOutcome } from '../store/store.js'
 import { FilterError, parseFilter } from '../contract/filter.js'
+import { SearchError, searchWords } from '../contract/search.js'
 import type { Filter } from '../contract/filter.js'
 import { cursorAfter, readCursor } from './plant-cursor.js'
 import type { CursorQuery } from './plant-cursor.js'
@@ -18,9 +19,20 @@ interface ListQuery {
   tag?: string
   after?: bigint
   filter?: string
+  q?: string
   order_by?: PlantOrder
   count?: 'exact' | 'estimated'
   cursor?: string
+}
+
+/** The words of the q parameter; 400 (code 1001) when there are none, or too many. */
+function parsedSearch (q: string): string[] {
+  try {
+    return searchWords(q)
+  } catch (error) {
+    if (error instanceof SearchError) throw new SchemaMismatch(`query/q ${error.message}`)
+    throw error
+  }
 }
 
 /** The filter parameter as a tree; a bad one is 400 (code 1001) naming what is wrong and where. */
@@ -58,7 +70,7 @@ export default async function plantRoutes (app: FastifyInstance, { readCacheByte
       const version = store.dialect.readVersion()
       // The parsed query, each part told apart: no tag is not the empty tag.
       const key = JSON.stringify([query.limit, query.after?.toString() ?? null, query.tag ?? null, query.filter ?? null,
-        query.order_by ?? null, query.count ?? null, query.cursor ?? null])
+        query.q ?? null, query.order_by ?? null, query.count ?? null, query.cursor ?? null])
       const page = await answers.through(key, version, () => readPage(query))
       if (page.link !== undefined) reply.header('link', page.link)
       if (page.total !== undefined) reply.header('x-total-count', page.total)
@@ -71,12 +83,13 @@ export default async function plantRoutes (app: FastifyInstance, { readCacheByte
     const { limit, tag, after, count } = query
     const order = query.order_by ?? 'id'
     const filter = parsedFilter(query.filter)
+    const search = query.q === undefined ? undefined : parsedSearch(query.q)
     if (after !== undefined && order !== 'id') throw new SchemaMismatch('query/after pages in id order only; other orders page with cursor (the Link header fills it in)')
-    const bound: CursorQuery = { filter: query.filter, tag, order }
+    const bound: CursorQuery = { filter: query.filter, q: query.q, tag, order }
     if (query.cursor !== undefined && order === 'id') throw new SchemaMismatch('query/cursor pages in the other orders; id order pages with after')
     const from = query.cursor === undefined ? undefined : readCursor(query.cursor, bound)
     // One row more than asked tells whether a next page exists without a second query.
-    const { plants: rows, position, total } = await store.plants.list({ limit: limit + 1, tag, after, filter, order, from, count })
+    const { plants: rows, position, total } = await store.plants.list({ limit: limit + 1, tag, after, filter, search, order, from, count })
     const answer = { position: String(position), ...(total !== undefined && { total: String(total) }) }
     if (rows.length <= limit) return { body: plantsJson(rows), ...answer }
     const page = rows.slice(0, limit)
@@ -84,6 +97,7 @@ export default async function plantRoutes (app: FastifyInstance, { readCacheByte
     const next = new URLSearchParams({ limit: String(limit) })
     if (tag !== undefined) next.set('tag', tag)
     if (query.filter !== undefined) next.set('filter', query.filter)
+    if (query.q !== undefined) next.set('q', query.q)
     if (order !== 'id') next.set('order_by', order)
     if (count !== undefined) next.set('count', count)
     next.set(order === 'id' ? 'after' : 'cursor', order === 'id' ? String(last.id) : cursorAfter(last, bound))

@@ -4,6 +4,8 @@ import type { PlantQuery } from './plant-store.js'
 
 /** Adds a value to the statement's parameters and answers its placeholder (`?` or `$n`). */
 export type Bind = (value: string | bigint) => string
+/** A dialect's condition for a name search through its full-text index. */
+export type SearchSql = (words: string[], bind: Bind) => string
 
 const SQL_OPERATORS: Record<Operator, string> = { '=': '=', '!=': '<>', '<': '<', '<=': '<=', '>': '>', '>=': '>=' }
 
@@ -67,10 +69,10 @@ export interface ListSql {
 }
 
 /**
- * The SQL of a page of plants for either store: tag, filter and the keyset after the previous page,
+ * The SQL of a page of plants for either store: tag, filter, search and the keyset after the previous page,
  * in the query's order with ties broken by id in the same direction.
  */
-export function listSql (query: PlantQuery, bindValue: Bind): ListSql {
+export function listSql (query: PlantQuery, bindValue: Bind, searchSql: SearchSql): ListSql {
   let bound = 0
   const bind: Bind = (value) => {
     bound++
@@ -79,6 +81,7 @@ export function listSql (query: PlantQuery, bindValue: Bind): ListSql {
   const conditions: string[] = []
   if (query.tag !== undefined) conditions.push(`tag = ${bind(query.tag)}`)
   if (query.filter !== undefined) conditions.push(filterSql(query.filter, bind))
+  if (query.search !== undefined) conditions.push(searchSql(query.search, bind))
   const matching = conditions.length === 0 ? 'true' : conditions.join(' AND ')
   const matchingParams = bound
   const order = query.order ?? 'id'

@@ -41,6 +41,8 @@ export interface PlantQuery {
   after?: bigint
   tag?: string
   filter?: Filter
+  /** Words each of which must start a word of the name (case- and accent-insensitive). */
+  search?: string[]
   /** Default `id`. */
   order?: PlantOrder
   /** Keyset pagination in the other orders: only plants after this one in the order. */
@@ -48,6 +50,10 @@ export interface PlantQuery {
   /** Count every plant the query matches (not only the page): `estimated` may answer from statistics. */
   count?: 'exact' | 'estimated'
 }
+
+/** A list as every release has read it (id order, at most a tag): each store keeps its own statements for it. */
+export const isPlainList = (query: PlantQuery) =>
+  query.filter === undefined && query.search === undefined && (query.order ?? 'id') === 'id' && query.count === undefined
 
 /** A page of plants, the log position it reflects and, when asked, the count of all that match. */
 export interface PlantPage { plants: Plant[], position: bigint, total?: number }

@@ -34,6 +34,7 @@ test('the typed client against a running server: create, pages, read, replace, d
   const rest = []
   for await (const plant of client.plants({ ...found.next })) rest.push(plant.name)
   assert.deepEqual(rest, ['plant 13', 'plant 11', 'plant 1'])
+  assert.deepEqual((await client.listPlants({ q: 'PLANT 2', orderBy: 'name' })).plants.map((p) => p.name), ['plant 2', 'plant 20', 'plant 21', 'plant 22', 'plant 23', 'plant 24', 'plant 25'])
 
   const { etag } = await client.getPlant(3)
   const replaced = await client.replacePlant(3, { name: 'Renamed' }, { ifMatch: etag })

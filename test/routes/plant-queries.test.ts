@@ -5,6 +5,7 @@ import { buildWithToken, DATABASES } from '../helper.js'
 import { seededRandom } from '../random.js'
 import { parseFilter } from '../../src/contract/filter.js'
 import { compareCodePoints, matches } from '../../src/contract/filter-match.js'
+import { nameMatches, searchWords } from '../../src/contract/search.js'
 import type { Plant } from '../../src/contract/plant.js'
 import { INT64_MAX, INT64_MIN } from '../../src/contract/int64.js'
 
@@ -44,12 +45,26 @@ function filterFrom (random: () => number, plants: Plant[], depth = 0): string {
   return `${field} ${op} ${quoted(value)}`
 }
 
+/** A search for words of a plant's name: the start of one or two of them, in another case or with its accents removed. */
+function searchFrom (random: () => number, plants: Plant[]): string | undefined {
+  const words = plants[Math.floor(random() * plants.length)]!.name.split(/[^\p{L}\p{N}]+/u).filter((word) => word !== '')
+  if (words.length === 0) return undefined
+  const chosen = words.filter(() => random() < 0.7).slice(0, 2)
+  const picked = chosen.length === 0 ? [words[0]!] : chosen
+  return picked.map((word) => {
+    const start = [...word].slice(0, 1 + Math.floor(random() * 4)).join('')
+    const roll = random()
+    return roll < 0.3 ? start.toUpperCase() : roll < 0.6 ? start.normalize('NFKD').replace(/\p{M}/gu, '') : start
+  }).join(random() < 0.5 ? ' ' : ', ')
+}
+
 /** The ids the rules give, in the order's sequence. */
-function expected (plants: Plant[], filter: string | undefined, tag: string | undefined, order: typeof ORDERS[number]): string[] {
+function expected (plants: Plant[], filter: string | undefined, tag: string | undefined, order: typeof ORDERS[number], q?: string): string[] {
   const tree = filter === undefined ? undefined : parseFilter(filter)
+  const words = q === undefined ? undefined : searchWords(q)
   const byId = (a: Plant, b: Plant) => a.id < b.id ? -1 : a.id > b.id ? 1 : 0
   const sorted = plants
-    .filter((plant) => (tag === undefined || plant.tag === tag) && (tree === undefined || matches(tree, plant)))
+    .filter((plant) => (tag === undefined || plant.tag === tag) && (tree === undefined || matches(tree, plant)) && (words === undefined || nameMatches(plant.name, words)))
     .sort((a, b) => order.startsWith('name') ? compareCodePoints(a.name, b.name) || byId(a, b) : byId(a, b))
   if (order.endsWith('desc')) sorted.reverse()
   return sorted.map((plant) => String(plant.id))
@@ -65,16 +80,18 @@ async function seeded (t: TestContext, database: string, count: number) {
 
 for (const [db, database] of Object.entries(DATABASES)) {
   describe(`finding plants on ${db}`, () => {
-    test('random filters, orders and page sizes: every page followed gives exactly the ids the rules give, and the count', async (t) => {
+    test('random filters, searches, orders and page sizes: every page followed gives exactly the ids the rules give, and the count', async (t) => {
       const { send, random, plants } = await seeded(t, database, 3000)
-      for (let round = 0; round < 40; round++) {
+      for (let round = 0; round < 60; round++) {
         const filter = random() < 0.1 ? undefined : filterFrom(random, plants)
         const order = ORDERS[Math.floor(random() * ORDERS.length)]!
         const tag = random() < 0.15 ? TAGS[0] : undefined
         const limit = [1, 7, 100, 1000][Math.floor(random() * 4)]!
-        const want = expected(plants, filter, tag, order)
+        const q = random() < 0.35 ? searchFrom(random, plants) : undefined
+        const want = expected(plants, filter, tag, order, q)
         const params = new URLSearchParams({ limit: String(limit), order_by: order, count: 'exact' })
         if (filter !== undefined) params.set('filter', filter)
+        if (q !== undefined) params.set('q', q)
         if (tag !== undefined) params.set('tag', tag)
         let url: string | undefined = `/plants?${params}`
         const got: string[] = []
@@ -88,7 +105,7 @@ for (const [db, database] of Object.entries(DATABASES)) {
           if (limit === 1 && pages > 30) break // a long walk of single plants: its start is enough
         }
         if (limit === 1 && pages > 30) assert.deepEqual(got, want.slice(0, got.length), `${filter} (${order}, limit ${limit})`)
-        else assert.deepEqual(got, want, `${filter} (${order}, limit ${limit}, tag ${tag})`)
+        else assert.deepEqual(got, want, `${filter} (${order}, limit ${limit}, tag ${tag}, q ${q})`)
       }
     })
 
@@ -124,5 +141,31 @@ for (const [db, database] of Object.entries(DATABASES)) {
       assert.equal(plain.headers['x-total-count'], undefined)
       assert.equal(plain.headers.link, '</plants?limit=2&after=2>; rel="next"')
     })
+  })
+}
+
+for (const [db, database] of Object.entries(DATABASES)) {
+  test(`q on ${db}: word prefixes in names, case- and accent-insensitive, with a filter; words and length bounded`, async (t) => {
+    const { send } = await buildWithToken(t, { database })
+    const names = ['Boston fern', 'Éléphant ear', 'Fernleaf', 'Sword fern', 'Elephant bush', '植物 garden']
+    for (const [i, name] of names.entries()) assert.equal((await send('POST', '/plants', { id: i + 1, name, ...(i % 2 === 0 && { tag: 'even' }) })).statusCode, 200)
+    const names0 = async (query: string) => ((await send('GET', `/plants?${query}`)).json() as Plant[]).map((plant) => plant.name)
+    assert.deepEqual(await names0('q=bos%20fer'), ['Boston fern'])
+    assert.deepEqual(await names0('q=FERN&order_by=name'), ['Boston fern', 'Fernleaf', 'Sword fern'])
+    assert.deepEqual(await names0('q=elep'), ['Éléphant ear', 'Elephant bush'])
+    assert.deepEqual(await names0('q=%C3%A9l%C3%A9'), ['Éléphant ear', 'Elephant bush'])
+    assert.deepEqual(await names0('q=ern'), [], 'a word matches the start of a word only')
+    assert.deepEqual(await names0('q=%E6%A4%8D'), ['植物 garden'])
+    assert.deepEqual(await names0(`q=fern&filter=${encodeURIComponent('tag:*')}`), ['Boston fern', 'Fernleaf'])
+    const none = await send('GET', '/plants?q=%F0%9F%8C%BF')
+    assert.deepEqual(none.json(), { error: 1001, message: 'query/q has no word to search for (letters or digits)' })
+    assert.equal((await send('GET', `/plants?q=${'a '.repeat(9)}`)).json().message, 'query/q has 9 words; at most 8 are allowed')
+    assert.equal((await send('GET', `/plants?q=${'a'.repeat(201)}`)).statusCode, 400)
+    const replaced = await send('PUT', '/plants/1', { name: 'Maidenhair' })
+    assert.equal(replaced.statusCode, 200)
+    assert.deepEqual(await names0('q=bos'), [], 'the index follows a replace in the same transaction')
+    assert.deepEqual(await names0('q=maiden'), ['Maidenhair'])
+    assert.equal((await send('DELETE', '/plants/1')).statusCode, 204)
+    assert.deepEqual(await names0('q=maiden'), [])
   })
 }

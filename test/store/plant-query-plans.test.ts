@@ -8,6 +8,9 @@ import pg from 'pg'
 import { freshDatabase, withStore } from '../databases.js'
 import { parseFilter } from '../../src/contract/filter.js'
 import { listSql } from '../../src/store/plant-list-sql.js'
+import type { SearchSql } from '../../src/store/plant-list-sql.js'
+import { searchSql as sqliteSearch } from '../../src/store/sqlite/plant-pages.js'
+import { searchSql as postgresSearch } from '../../src/store/postgres/plants.js'
 import type { PlantQuery } from '../../src/store/store.js'
 
 /** The shapes a page is read in: each must find its page through an index, never by reading the table. */
@@ -19,11 +22,13 @@ const SHAPES: Array<[string, PlantQuery]> = [
   ['id range', { limit: 101, filter: parseFilter('id >= 10 AND id < 1000') }],
   ['name order desc with a filter', { limit: 101, order: 'name desc', filter: parseFilter('tag = "tropical"') }],
   ['name order desc, next page', { limit: 101, order: 'name desc', filter: parseFilter('tag:*'), from: { id: 7n, name: 'Fern' } }],
-  ['id order desc, next page', { limit: 101, order: 'id desc', from: { id: 7n, name: 'Fern' } }]
+  ['id order desc, next page', { limit: 101, order: 'id desc', from: { id: 7n, name: 'Fern' } }],
+  ['q, two words', { limit: 101, search: ['bos', 'fer'] }],
+  ['q, one word with a filter, in name order', { limit: 101, search: ['fer'], filter: parseFilter('tag = "tropical"'), order: 'name' }]
 ]
 
-const pageSql = (query: PlantQuery, bind: (value: string | bigint) => string) => {
-  const sql = listSql(query, bind)
+const pageSql = (query: PlantQuery, bind: (value: string | bigint) => string, search: SearchSql) => {
+  const sql = listSql(query, bind, search)
   return `SELECT id, name, tag FROM plants WHERE ${sql.where} ORDER BY ${sql.order} LIMIT ${query.limit}`
 }
 
@@ -36,7 +41,7 @@ test('SQLite: every shape of page reads through an index: no table scan, and a s
   t.after(() => db.close())
   for (const [shape, query] of SHAPES) {
     const params: Array<string | bigint> = []
-    const plan = db.prepare(`EXPLAIN QUERY PLAN ${pageSql(query, (value) => { params.push(value); return '?' })}`).all(...params) as Array<{ detail: string }>
+    const plan = db.prepare(`EXPLAIN QUERY PLAN ${pageSql(query, (value) => { params.push(value); return '?' }, sqliteSearch)}`).all(...params) as Array<{ detail: string }>
     const details = plan.map((row) => row.detail).join('; ')
     assert.ok(!/SCAN plants(?! USING)/.test(details), `${shape}: ${details}`)
     assert.ok(!/TEMP B-TREE/.test(details) || /SEARCH plants USING/.test(details), `${shape}: ${details}`)
@@ -53,7 +58,7 @@ test('PostgreSQL: every shape of page has an index plan without a sort (sequenti
   await client.query('SET enable_sort = off')
   for (const [shape, query] of SHAPES) {
     const params: string[] = []
-    const { rows } = await client.query(`EXPLAIN ${pageSql(query, (value) => `$${params.push(String(value))}`)}`, params)
+    const { rows } = await client.query(`EXPLAIN ${pageSql(query, (value) => `$${params.push(String(value))}`, postgresSearch)}`, params)
     const plan = rows.map((row: Record<string, string>) => row['QUERY PLAN']).join('\n')
     assert.ok(!/Seq Scan|Sort/.test(plan), `${shape}:\n${plan}`)
   }

@@ -27,6 +27,8 @@ export interface ListQuery {
   /** In id order: only ids greater than this one. */
   after?: bigint | number
   filter?: string
+  /** Words that must start words of the name (case- and accent-insensitive). */
+  q?: string
   orderBy?: ListParameters['order_by']
   count?: ListParameters['count']
   /** Outside id order, where the next page starts (as `next` gives it). */
@@ -108,15 +110,16 @@ function nextQuery (link: string | null): ListQuery | undefined {
   const target = link === null ? undefined : /<([^>]*)>;\s*rel="next"/.exec(link)?.[1]
   if (target === undefined) return undefined
   const params = new URL(target, 'http://next.invalid').searchParams
-  const [after, limit, tag, filter, orderBy, count, cursor] = ['after', 'limit', 'tag', 'filter', 'order_by', 'count', 'cursor'].map((name) => params.get(name))
+  const [after, limit, tag, filter, q, orderBy, count, cursor] = ['after', 'limit', 'tag', 'filter', 'q', 'order_by', 'count', 'cursor'].map((name) => params.get(name) ?? null)
   return {
-    ...(limit !== null && { limit: Number(limit) }),
-    ...(tag !== null && { tag }),
-    ...(after !== null && { after: BigInt(after) }),
-    ...(filter !== null && { filter }),
-    ...(orderBy !== null && { orderBy: orderBy as ListQuery['orderBy'] }),
-    ...(count !== null && { count: count as ListQuery['count'] }),
-    ...(cursor !== null && { cursor })
+    ...(limit != null && { limit: Number(limit) }),
+    ...(tag != null && { tag }),
+    ...(after != null && { after: BigInt(after) }),
+    ...(filter != null && { filter }),
+    ...(q != null && { q }),
+    ...(orderBy != null && { orderBy: orderBy as ListQuery['orderBy'] }),
+    ...(count != null && { count: count as ListQuery['count'] }),
+    ...(cursor != null && { cursor })
   }
 }
 
@@ -150,6 +153,7 @@ export function createPlantStoreClient ({ baseUrl, token, fetch = globalThis.fet
       if (query.tag !== undefined) params.set('tag', query.tag)
       if (query.after !== undefined) params.set('after', String(exactId(query.after)))
       if (query.filter !== undefined) params.set('filter', query.filter)
+      if (query.q !== undefined) params.set('q', query.q)
       if (query.orderBy !== undefined) params.set('order_by', query.orderBy)
       if (query.count !== undefined) params.set('count', query.count)
       if (query.cursor !== undefined) params.set('cursor', query.cursor)

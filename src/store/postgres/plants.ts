@@ -3,9 +3,10 @@ import type { PoolClient } from 'pg'
 import { GroupCommit } from '../group-commit.js'
 import { plantOfRow } from '../../contract/plant.js'
 import type { PlantRow } from '../../contract/plant.js'
-import { keysetStart, sameOrConflict } from '../store.js'
+import { isPlainList, keysetStart, sameOrConflict } from '../store.js'
 import type { CreateOutcome, DeliveryHandoff, Plant, PlantPage, PlantQuery, PlantStore, Precondition, WriteOutcome } from '../store.js'
 import { listSql } from '../plant-list-sql.js'
+import type { SearchSql } from '../plant-list-sql.js'
 import { traceOrigin } from '../../lib/trace-context.js'
 import { createBatchParams, createBatchSql, outcomeOf } from './create-batch.js'
 import type { BatchRow, PendingCreate } from './create-batch.js'
@@ -13,6 +14,10 @@ import { LOG_POSITION_SQL, record } from './outbox.js'
 import type { PostgresDatabase } from './database.js'
 
 const POSITION_SQL = `SELECT (${LOG_POSITION_SQL}) AS position`
+
+/** The words folded as names are (plant_search_text, a migration), each a prefix, against the GIN index. */
+export const searchSql: SearchSql = (words, bind) => `to_tsvector('simple', plant_search_text(name)) @@ (SELECT to_tsquery('simple', string_agg(word || ':*', ' & '))
+  FROM unnest(string_to_array(plant_search_text(${bind(words.join(' '))}), ' ')) AS word WHERE word <> '')`
 
 // The table's row count from PostgreSQL's statistics, when it has any (-1 before the first ANALYZE).
 const ESTIMATED_TOTAL_SQL = `(SELECT CASE WHEN c.reltuples >= 0 THEN c.reltuples::bigint ELSE (SELECT count(*) FROM plants) END
@@ -102,7 +107,7 @@ export class PostgresPlants implements PlantStore {
 
   async list (query: PlantQuery): Promise<PlantPage> {
     const { limit, after, tag } = query
-    if (query.filter !== undefined || (query.order ?? 'id') !== 'id' || query.count !== undefined) return this.#page(query)
+    if (!isPlainList(query)) return this.#page(query)
     // No id can follow the cursor: an empty page, still with its position.
     const from = keysetStart(after)
     const rows = tag === undefined
@@ -121,7 +126,7 @@ export class PostgresPlants implements PlantStore {
    */
   async #page (query: PlantQuery): Promise<PlantPage> {
     const params: string[] = []
-    const sql = listSql(query, (value) => `$${params.push(String(value))}`)
+    const sql = listSql(query, (value) => `$${params.push(String(value))}`, searchSql)
     const total = query.count === undefined ? 'NULL::bigint' : query.count === 'estimated' && sql.matching === 'true' ? ESTIMATED_TOTAL_SQL : `(SELECT count(*) FROM plants WHERE ${sql.matching})`
     const limit = `$${params.push(String(sql.possible ? query.limit : 0))}`
     const rows = await this.#db.query<PositionedRow & { total: bigint | null }>(`SELECT pos.position, pos.total, p.* FROM (

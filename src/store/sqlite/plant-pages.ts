@@ -3,11 +3,16 @@ import { LRUCache } from 'lru-cache'
 import { plantOfRow } from '../../contract/plant.js'
 import type { PlantRow } from '../../contract/plant.js'
 import { listSql } from '../plant-list-sql.js'
+import type { SearchSql } from '../plant-list-sql.js'
 import type { PlantPage, PlantQuery } from '../plant-store.js'
 import { opaqueInteger } from './connection.js'
 import { LOG_POSITION_SQL } from './outbox.js'
 
 type Value = string | bigint
+
+/** FTS5: every word as a prefix (words are letters and digits only, so quoting them is enough). */
+export const searchSql: SearchSql = (words, bind) =>
+  `id IN (SELECT rowid FROM plant_search WHERE plant_search MATCH ${bind(words.map((word) => `"${word}"*`).join(' AND '))})`
 
 /**
  * Pages of plants for queries beyond the plain id-ordered list (a filter, another order, a count), on
@@ -30,7 +35,7 @@ export function plantPages (db: Database.Database): (query: PlantQuery) => Plant
     const sql = listSql(query, (value) => {
       params.push(value)
       return '?'
-    })
+    }, searchSql)
     const rows = sql.possible
       ? prepared(`SELECT id, name, tag FROM plants WHERE ${sql.where} ORDER BY ${sql.order} LIMIT ${opaqueInteger('?')}`).all(...params, BigInt(query.limit)) as PlantRow[]
       : []

@@ -3,7 +3,7 @@ import type { GroupCommit } from '../group-commit.js'
 import { plantOfRow } from '../../contract/plant.js'
 import type { PlantRow } from '../../contract/plant.js'
 import { traceOrigin } from '../../lib/trace-context.js'
-import { keysetStart } from '../store.js'
+import { isPlainList, keysetStart } from '../store.js'
 import type { CreateOutcome, Plant, PlantPage, PlantQuery, PlantStore, Precondition, WriteOutcome } from '../store.js'
 import { guard, opaqueInteger } from './connection.js'
 import { LOG_POSITION_SQL } from './outbox.js'
@@ -56,7 +56,7 @@ export class SqlitePlants implements PlantStore {
 
   async list (query: PlantQuery): Promise<PlantPage> {
     const { limit, after, tag } = query
-    if (query.filter !== undefined || (query.order ?? 'id') !== 'id' || query.count !== undefined) return guard(() => this.#pages(query))
+    if (!isPlainList(query)) return guard(() => this.#pages(query))
     // No id can follow the cursor: an empty page, still with its position.
     const from = keysetStart(after)
     const { rows, position } = guard(() => this.#list(from ?? 0n, tag, from === undefined ? 0n : BigInt(limit)))
