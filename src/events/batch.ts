@@ -1,5 +1,6 @@
 import { sseEvent } from '../contract/events.js'
 import type { LoggedEvent } from '../contract/events.js'
+import { PlantsOfBatch } from './filtered.js'
 
 /**
  * A batch of the log, formatted once for every stream it goes to: each event's SSE text and size,
@@ -13,6 +14,8 @@ export interface EventBatch {
   wholeBytes: number
   /** The oldest event's commit time (Unix ms): a write's lag is measured from it. */
   oldestAt: number
+  /** The events' plants, for filtered streams (parsed when one first asks). */
+  plants: PlantsOfBatch
 }
 
 export function formatBatch (events: readonly LoggedEvent[]): EventBatch {
@@ -24,6 +27,7 @@ export function formatBatch (events: readonly LoggedEvent[]): EventBatch {
     bytes,
     whole: texts.join(''),
     wholeBytes: bytes.reduce((sum, size) => sum + size, 0),
-    oldestAt: Math.min(...events.map((event) => event.createdAt))
+    oldestAt: Math.min(...events.map((event) => event.createdAt)),
+    plants: new PlantsOfBatch(events)
   }
 }

@@ -1,5 +1,7 @@
 import { setImmediate as yieldToOthers, setTimeout as sleep } from 'node:timers/promises'
-import type { LoggedEvent, PlantEventType } from '../contract/events.js'
+import type { LoggedEvent, StreamEventType } from '../contract/events.js'
+import type { Filter } from '../contract/filter.js'
+import { filteredBy } from './filtered.js'
 import type { EventStore } from '../store/store.js'
 import { formatBatch } from './batch.js'
 import { catchUpInTurn } from './catch-up.js'
@@ -71,8 +73,8 @@ export class EventFeed {
    * A new stream for `owner` from `cursor`, counted as open from now on (the caps are checked and the
    * stream registered with no wait between), until its body closes. Not yet served: see serve.
    */
-  createStream (owner: StreamOwner, cursor: bigint, types: ReadonlySet<PlantEventType> | undefined) {
-    const stream = new EventStream(owner, cursor, types, this.#settings)
+  createStream (owner: StreamOwner, cursor: bigint, types: ReadonlySet<StreamEventType> | undefined, filter?: Filter) {
+    const stream = new EventStream(owner, cursor, types, this.#settings, filter === undefined ? undefined : filteredBy(filter))
     this.#all.add(stream, () => this.#live.delete(stream))
     return stream
   }

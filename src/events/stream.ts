@@ -1,6 +1,8 @@
 import { PassThrough } from 'node:stream'
-import type { PlantEventType } from '../contract/events.js'
+import type { StreamEventType } from '../contract/events.js'
 import type { EventBatch } from './batch.js'
+import { leftEvent } from './filtered.js'
+import type { Filtered, PlantsOfBatch } from './filtered.js'
 
 /** What a stream needs of the feed it belongs to. */
 export interface StreamSettings {
@@ -29,16 +31,19 @@ export interface StreamOwner {
 export class EventStream {
   readonly body = new PassThrough()
   readonly owner: StreamOwner
-  readonly #types: ReadonlySet<PlantEventType> | undefined
+  readonly #types: ReadonlySet<StreamEventType> | undefined
+  readonly #filter: ((plants: PlantsOfBatch, i: number) => Filtered) | undefined
   readonly #settings: StreamSettings
   cursor: bigint
   live = false
   #ended = false
 
-  constructor (owner: StreamOwner, cursor: bigint, types: ReadonlySet<PlantEventType> | undefined, settings: StreamSettings) {
+  constructor (owner: StreamOwner, cursor: bigint, types: ReadonlySet<StreamEventType> | undefined, settings: StreamSettings,
+    filter?: (plants: PlantsOfBatch, i: number) => Filtered) {
     this.owner = owner
     this.cursor = cursor
     this.#types = types
+    this.#filter = filter
     this.#settings = settings
   }
 
@@ -57,7 +62,7 @@ export class EventStream {
     const { events } = batch
     let room = this.#settings.bufferBytes - this.#pending
     // The common case: every event is new to this stream and wanted, and fits.
-    if (this.#types === undefined && events[0]!.sequence > this.cursor && batch.wholeBytes <= room) {
+    if (this.#types === undefined && this.#filter === undefined && events[0]!.sequence > this.cursor && batch.wholeBytes <= room) {
       this.body.write(batch.whole)
       this.cursor = events.at(-1)!.sequence
       this.#settings.onSent(events.length, (Date.now() - batch.oldestAt) / 1000)
@@ -69,13 +74,16 @@ export class EventStream {
     for (let i = 0; i < events.length; i++) {
       const event = events[i]!
       if (event.sequence <= this.cursor) continue
-      if (this.#types === undefined || this.#types.has(event.type)) {
-        room -= batch.bytes[i]!
+      const sent = this.#filter === undefined ? 'event' : this.#filter(batch.plants, i)
+      const type = sent === 'left' ? 'plant.left' : event.type
+      if (sent !== undefined && (this.#types === undefined || this.#types.has(type))) {
+        const eventText = sent === 'left' ? leftEvent(event) : batch.texts[i]!
+        room -= sent === 'left' ? Buffer.byteLength(eventText) : batch.bytes[i]!
         if (room < 0) {
           cut = true
           break
         }
-        text += batch.texts[i]
+        text += eventText
         count++
       }
       this.cursor = event.sequence

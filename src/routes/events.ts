@@ -4,6 +4,7 @@ import { WindowCounter } from '../lib/window-counter.js'
 import { operation } from '../contract/document.js'
 import { SchemaMismatch, TooManyRequests } from '../contract/errors.js'
 import { parseEventTypes, sseReset } from '../contract/events.js'
+import { parsedFilter } from './query-filter.js'
 
 const RETRY_MS = 2000
 // Per principal and minute: streams opened (each of its streams three times over), and tickets issued;
@@ -13,7 +14,7 @@ const OPENS_PER_STREAM_PER_MINUTE = 3
 const TICKETS_PER_MINUTE = 30
 const LIVE_TICKETS = 100
 
-interface StreamQuery { after?: bigint, types?: string, ticket?: string }
+interface StreamQuery { after?: bigint, types?: string, filter?: string, ticket?: string }
 
 /** Where a stream starts: `Last-Event-ID` wins over `?after=`; neither: undefined (the newest event). */
 function resumeFrom (header: string | string[] | undefined, after: bigint | undefined): bigint | undefined {
@@ -45,7 +46,8 @@ export default async function eventRoutes (app: FastifyInstance, { maxStreams, m
       if (app.draining) return reply.header('content-type', 'text/event-stream; charset=utf-8').send(`retry: ${RETRY_MS}\n\n`)
       const principal = request.principal!
       const query = request.query as StreamQuery
-      const types = query.types === undefined ? undefined : parseEventTypes(query.types)
+      const filter = parsedFilter(query.filter)
+      const types = query.types === undefined ? undefined : parseEventTypes(query.types, filter !== undefined)
       if (types !== undefined && !(types instanceof Set)) throw new SchemaMismatch(`querystring/types ${types.refused}`)
       const after = resumeFrom(request.headers['last-event-id'], query.after)
       if (app.events.open >= maxStreams) throw new TooManyRequests(5, `this server has ${maxStreams} streams open; retry later`)
@@ -55,7 +57,7 @@ export default async function eventRoutes (app: FastifyInstance, { maxStreams, m
       }
       // Counted as open from here, before any wait: the caps above cannot be overrun by requests in between.
       const stream = app.events.createStream(
-        { key: principal.key, tokenId: principal.tokenId, expiresAt: principal.expiresAt?.getTime() ?? null }, 0n, types)
+        { key: principal.key, tokenId: principal.tokenId, expiresAt: principal.expiresAt?.getTime() ?? null }, 0n, types, filter)
       let bounds
       try {
         bounds = await store.events.bounds()

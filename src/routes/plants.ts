@@ -4,10 +4,9 @@ import { plantJson, plantOfBody, plantsJson } from '../contract/plant.js'
 import { etagOf, noneMatch } from '../contract/etag.js'
 import { NotFound, PlantConflict, PreconditionFailed, SchemaMismatch } from '../contract/errors.js'
 import type { PlantOrder, WriteOutcome } from '../store/store.js'
-import { FilterError, parseFilter } from '../contract/filter.js'
 import { SearchError, searchWords } from '../contract/search.js'
-import type { Filter } from '../contract/filter.js'
 import { cursorAfter, readCursor } from './plant-cursor.js'
+import { parsedFilter } from './query-filter.js'
 import type { CursorQuery } from './plant-cursor.js'
 import { ReadCache } from './read-cache.js'
 
@@ -35,16 +34,6 @@ function parsedSearch (q: string): string[] {
   }
 }
 
-/** The filter parameter as a tree; a bad one is 400 (code 1001) naming what is wrong and where. */
-function parsedFilter (text: string | undefined): Filter | undefined {
-  if (text === undefined) return undefined
-  try {
-    return parseFilter(text)
-  } catch (error) {
-    if (error instanceof FilterError) throw new SchemaMismatch(`query/filter: ${error.message}`)
-    throw error
-  }
-}
 
 const notFound = (id: bigint) => new NotFound(`plant ${id} not found`)
 const JSON_TYPE = 'application/json; charset=utf-8'

@@ -169,7 +169,7 @@ export const toAgedDelivery = (row: AgedDeliveryRow): AgedDelivery => ({
   subscriptionDisabled: row.disabled_at !== null
 })
 
-export interface EventRow { sequence: bigint, type: LoggedEvent['type'], message_id: string, data: string, created_at: bigint, trace_parent: string | null }
+export interface EventRow { sequence: bigint, type: LoggedEvent['type'], message_id: string, data: string, before: string | null, created_at: bigint, trace_parent: string | null }
 
 export const toLoggedEvent = (row: EventRow): LoggedEvent =>
-  ({ sequence: row.sequence, type: row.type, messageId: row.message_id, data: row.data, createdAt: Number(row.created_at), traceParent: row.trace_parent })
+  ({ sequence: row.sequence, type: row.type, messageId: row.message_id, data: row.data, before: row.before, createdAt: Number(row.created_at), traceParent: row.trace_parent })

@@ -74,7 +74,7 @@ export class PostgresBulk implements BulkStore {
     const stored = new Map((await client.query<PlantRow>('SELECT id, name, tag FROM plants WHERE id = ANY($1::bigint[])',
       [rest.map((plant) => plant.id.toString())])).rows.map((row) => [row.id, plantOfRow(row)]))
     const result: ImportResult = { created: created.size, identical: 0, kept: 0, replaced: 0 }
-    const replacing: Plant[] = []
+    const replacing: Array<{ plant: Plant, before: Plant }> = []
     // Each created plant once: a batch may repeat an id, and its first occurrence created the plant,
     // which a later occurrence is then weighed against.
     const news = new Map<bigint, Plant>()
@@ -86,19 +86,19 @@ export class PostgresBulk implements BulkStore {
       }
       if (sameOrConflict(plant, stored.get(plant.id) ?? news.get(plant.id) ?? plant).kind === 'replayed') result.identical++
       else if (onConflict === 'skip') result.kept++
-      else if (onConflict === 'replace') replacing.push(plant)
+      else if (onConflict === 'replace') replacing.push({ plant, before: stored.get(plant.id) ?? news.get(plant.id)! })
       else return { ...result, conflictAt: i }
     }
     if (replacing.length > 0) {
       await client.query(`UPDATE plants SET name = u.name, tag = u.tag
         FROM unnest($1::bigint[], $2::text[], $3::text[]) AS u (id, name, tag) WHERE plants.id = u.id`,
-      [replacing.map((p) => p.id.toString()), replacing.map((p) => p.name), replacing.map((p) => p.tag ?? null)])
+      [replacing.map(({ plant: p }) => p.id.toString()), replacing.map(({ plant: p }) => p.name), replacing.map(({ plant: p }) => p.tag ?? null)])
       result.replaced = replacing.length
     }
     if (notify) {
       await record(client, [
         ...[...news.values()].map((plant) => ({ type: 'plant.created' as const, plant })),
-        ...replacing.map((plant) => ({ type: 'plant.updated' as const, plant }))
+        ...replacing.map(({ plant, before }) => ({ type: 'plant.updated' as const, plant, before }))
       ], now)
     }
     return result

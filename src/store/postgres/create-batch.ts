@@ -31,7 +31,7 @@ WITH input AS (
   ON CONFLICT (id) DO NOTHING
   RETURNING id
 ), created AS (
-  SELECT 'plant.created' AS type, input.message_id, input.id AS plant_id, input.payload, input.data, input.trace_parent, input.ord
+  SELECT 'plant.created' AS type, input.message_id, input.id AS plant_id, input.payload, input.data, NULL::text AS before, input.trace_parent, input.ord
   FROM input JOIN inserted ON inserted.id = input.id
 ), lock AS (${EVENT_LOG_LOCK}
 ), appended AS (

@@ -28,7 +28,7 @@ export class PostgresEvents implements EventStore {
   }
 
   async read ({ after, limit }: EventQuery) {
-    const rows = await this.#db.query<EventRow>('SELECT sequence, type, message_id, data, created_at, trace_parent FROM events WHERE sequence > $1 ORDER BY sequence LIMIT $2',
+    const rows = await this.#db.query<EventRow>('SELECT sequence, type, message_id, data, before, created_at, trace_parent FROM events WHERE sequence > $1 ORDER BY sequence LIMIT $2',
       [after.toString(), limit], 'events.read')
     return rows.map(toLoggedEvent)
   }

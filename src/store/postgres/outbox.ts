@@ -1,5 +1,5 @@
 import type { PoolClient } from 'pg'
-import { eventData } from '../../contract/events.js'
+import { eventBefore, eventData } from '../../contract/events.js'
 import type { PlantChange } from '../../contract/events.js'
 import { newMessageId } from '../../contract/message-id.js'
 import { newPlantJson } from '../../contract/plant.js'
@@ -25,8 +25,8 @@ export const EVENT_LOG_LOCK = 'SELECT pg_advisory_xact_lock(7268001)'
  * `deliveriesSql` are the statements; the batch insert of creates (create-batch.ts) embeds them in its own.
  */
 export function eventsSql (changes: string, now: string): string {
-  return `INSERT INTO events (type, message_id, data, created_at, trace_parent)
-  SELECT c.type, c.message_id, c.data, ${now}, c.trace_parent FROM ${changes} ORDER BY c.ord`
+  return `INSERT INTO events (type, message_id, data, before, created_at, trace_parent)
+  SELECT c.type, c.message_id, c.data, c.before, ${now}, c.trace_parent FROM ${changes} ORDER BY c.ord`
 }
 
 /**
@@ -61,7 +61,7 @@ export function outboxColumns (changes: PlantChange[]) {
 }
 
 const appendSql = `WITH c AS (
-  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $8::text[]) WITH ORDINALITY AS t (type, message_id, data, plant_id, payload, trace_parent, ord)
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $8::text[], $9::text[]) WITH ORDINALITY AS t (type, message_id, data, plant_id, payload, trace_parent, before, ord)
 ), appended AS (${eventsSql('c', '$6')})
 ${deliveriesSql('c e', '$6', '$7::text')}`
 
@@ -71,6 +71,6 @@ export async function record (client: PoolClient, changes: PlantChange[], now: n
   const { messageIds, data, payloads, traces } = outboxColumns(changes)
   await client.query(EVENT_LOG_LOCK)
   const written = await client.query(appendSql, [changes.map((change) => change.type), messageIds, data,
-    changes.map((change) => change.plant.id.toString()), payloads, now, new Date(now).toISOString(), traces])
+    changes.map((change) => change.plant.id.toString()), payloads, now, new Date(now).toISOString(), traces, changes.map(eventBefore)])
   return (written.rowCount ?? 0) > 0
 }

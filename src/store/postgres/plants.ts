@@ -149,9 +149,9 @@ export class PostgresPlants implements PlantStore {
 
   async replace (plant: Plant, precondition?: Precondition) {
     const trace = traceOrigin()
-    return this.#guardedWrite(plant.id, precondition, async (client) => {
+    return this.#guardedWrite(plant.id, precondition, async (client, current) => {
       await client.query('UPDATE plants SET name = $1, tag = $2 WHERE id = $3', [plant.name, plant.tag ?? null, plant.id.toString()])
-      return { plant, enqueued: await record(client, [{ type: 'plant.updated', plant, trace }], Date.now()) }
+      return { plant, enqueued: await record(client, [{ type: 'plant.updated', plant, before: current, trace }], Date.now()) }
     })
   }
 

@@ -29,7 +29,7 @@ export class SqliteEvents implements EventStore {
 
   async read ({ after, limit }: EventQuery) {
     return guard(() => this.#sql.get<[bigint, bigint], EventRow>(
-      `SELECT sequence, type, message_id, data, created_at, trace_parent FROM events WHERE sequence > ? ORDER BY sequence LIMIT ${opaqueInteger('?')}`)
+      `SELECT sequence, type, message_id, data, before, created_at, trace_parent FROM events WHERE sequence > ? ORDER BY sequence LIMIT ${opaqueInteger('?')}`)
       .all(after, BigInt(limit)).map(toLoggedEvent))
   }
 

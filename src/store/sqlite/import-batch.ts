@@ -42,11 +42,12 @@ export function prepareImportBatch (db: Database.Database): ImportBatch {
         if (notify) outbox.record({ type: 'plant.created', plant }, now, subscribed)
         return true
       }
-      if (sameOrConflict(plant, plantOfRow(select.get(plant.id)!)).kind === 'replayed') result.identical++
+      const stored = plantOfRow(select.get(plant.id)!)
+      if (sameOrConflict(plant, stored).kind === 'replayed') result.identical++
       else if (onConflict === 'skip') result.kept++
       else if (onConflict === 'replace') {
         update.run(plant.name, plant.tag ?? null, plant.id)
-        if (notify) outbox.record({ type: 'plant.updated', plant }, now, subscribed)
+        if (notify) outbox.record({ type: 'plant.updated', plant, before: stored }, now, subscribed)
         result.replaced++
       } else {
         if (sorted) throw new InFileOrder()

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3'
-import { eventData } from '../../contract/events.js'
+import { eventBefore, eventData } from '../../contract/events.js'
 import type { PlantChange } from '../../contract/events.js'
 import { newMessageId } from '../../contract/message-id.js'
 import { newPlantJson } from '../../contract/plant.js'
@@ -26,7 +26,7 @@ export const CHOSE_TYPE = "instr(' ' || event_types || ' ', ?) > 0"
  * and imports with --notify (bulk.ts) all write through it.
  */
 export function prepareOutbox (db: Database.Database) {
-  const append = db.prepare('INSERT INTO events (type, message_id, data, created_at, trace_parent) VALUES (?, ?, ?, ?, ?)')
+  const append = db.prepare('INSERT INTO events (type, message_id, data, before, created_at, trace_parent) VALUES (?, ?, ?, ?, ?, ?)')
   const enqueueNewPlant = db.prepare(`INSERT INTO webhook_deliveries ${DELIVERY_COLUMNS}
     SELECT ?, id, ?, ?, ?, ?, ?, 'plant.created' FROM webhook_subscriptions WHERE removed_at IS NULL AND event_types IS NULL`)
   const enqueueChosen = db.prepare(`INSERT INTO webhook_deliveries ${DELIVERY_COLUMNS}
@@ -40,7 +40,7 @@ export function prepareOutbox (db: Database.Database) {
       const messageId = newMessageId()
       const data = eventData(change)
       const trace = change.trace ?? null
-      append.run(change.type, messageId, data, now, trace)
+      append.run(change.type, messageId, data, eventBefore(change), now, trace)
       if (!subscribed) return false
       const { id } = change.plant
       const envelope = envelopeJson(change.type, new Date(now).toISOString(), data)

@@ -31,9 +31,9 @@ export function preparePlantJobs (db: Database.Database, outbox: ReturnType<type
   }
 
   return (job: PlantJob, now: number, subscribed: boolean): WriteOutcome => job.op === 'replace'
-    ? guarded(job.plant.id, job.precondition, now, subscribed, () => {
+    ? guarded(job.plant.id, job.precondition, now, subscribed, (current) => {
       update.run(job.plant.name, job.plant.tag ?? null, job.plant.id)
-      return { type: 'plant.updated', plant: job.plant, trace: job.trace }
+      return { type: 'plant.updated', plant: job.plant, before: current, trace: job.trace }
     })
     : guarded(job.id, job.precondition, now, subscribed, (current) => {
       remove.run(job.id)
