@@ -34,7 +34,6 @@ function parsedSearch (q: string): string[] {
   }
 }
 
-
 const notFound = (id: bigint) => new NotFound(`plant ${id} not found`)
 const JSON_TYPE = 'application/json; charset=utf-8'
 /** The event log position a read reflects: stream from it (GET /events?after=) and miss nothing. */
