@@ -12,6 +12,8 @@ export const PLANT_EVENT_TYPES = ['plant.created', 'plant.updated', 'plant.delet
 export type PlantEventType = typeof PLANT_EVENT_TYPES[number]
 /** What a stream may carry: the log's types, and `plant.left`, which only filtered readers get. */
 export type StreamEventType = PlantEventType | 'plant.left'
+/** What a delivery may carry: the catalog's types, and `plant.left`, which only filtered subscriptions get. */
+export type DeliveredType = EventType | 'plant.left'
 
 /**
  * A plant change, as the store appends it to the log in the change's own transaction: the plant after

@@ -160,3 +160,18 @@ export function parseFilter (text: string): Filter | undefined {
   if (!is('end')) fail(`expected AND, OR or the end instead of ${shown(peek())}`, peek().at)
   return tree
 }
+
+/** A filter as JSON (ids as text), for the store that evaluates it in SQL (PostgreSQL's plant_matches). */
+export function filterTreeJson (filter: Filter): string {
+  const plain = (node: Filter): unknown => {
+    switch (node.kind) {
+      case 'and':
+      case 'or': return { k: node.kind, t: node.terms.map(plain) }
+      case 'not': return { k: 'not', t: plain(node.term) }
+      case 'has-tag': return { k: 'has-tag' }
+      case 'id': return { k: 'id', o: node.op, v: String(node.value) }
+      default: return { k: node.kind, o: node.op, v: node.value, p: node.prefix }
+    }
+  }
+  return JSON.stringify(plain(filter))
+}

@@ -1,10 +1,10 @@
-import type { EventType } from './events.js'
+import type { DeliveredType, EventType } from './events.js'
 
 /**
  * The Standard Webhooks envelope a subscription that chose its events receives: `{"type", "timestamp",
  * "data"}`, the data as the event log holds it (JSON text, ids with every digit).
  */
-export function envelopeJson (type: EventType, timestamp: string, data: string): string {
+export function envelopeJson (type: DeliveredType, timestamp: string, data: string): string {
   return `{"type":"${type}","timestamp":"${timestamp}","data":${data}}`
 }
 
@@ -24,6 +24,7 @@ export interface SubscriptionView {
   description: string | null
   createdAt: string
   events: EventType[] | null
+  filter: string | null
   maxPerSecond: number | null
   state: SubscriptionState
   lastSuccessAt: string | null
@@ -43,6 +44,7 @@ export function subscriptionView (s: ViewedSubscription): SubscriptionView {
     description: s.description,
     createdAt: s.createdAt.toISOString(),
     events: s.events,
+    filter: s.filter,
     maxPerSecond: s.maxPerSecond,
     state: s.state,
     lastSuccessAt: s.lastSuccessAt?.toISOString() ?? null,

@@ -1,11 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { operation } from '../contract/document.js'
-import { NotFound, TooManyRequests } from '../contract/errors.js'
+import { NotFound, SchemaMismatch, TooManyRequests } from '../contract/errors.js'
 import type { EventType } from '../contract/events.js'
 import { subscriptionView } from '../contract/webhook.js'
 import type { DeliveryReport, Subscription, SubscriptionChanges } from '../store/store.js'
 import { checkWebhookUrl } from '../webhooks/address-policy.js'
 import { generateSecret } from '../webhooks/signature.js'
+import { parsedFilter } from './query-filter.js'
 
 /** How long the secret before a rotation keeps signing beside the new one (docs/webhooks.md). */
 const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000
@@ -54,16 +55,25 @@ export default async function webhookRoutes (app: FastifyInstance, { allowPrivat
     return subscription
   }
 
+  /** A filter must parse, and needs events: a filtered subscription receives envelopes. */
+  function checkFilter (filter: string | null | undefined, events: EventType[] | null | undefined) {
+    if (parsedFilter(filter, 'body/filter') !== undefined && (events === null || events === undefined)) {
+      throw new SchemaMismatch('body/filter needs events: a filtered subscription receives envelopes of the types it names')
+    }
+  }
+
   app.route({
     ...operation('createWebhook'),
     handler: async (request, reply) => {
-      const body = request.body as { url: string, description?: string, events?: EventType[] | null, maxPerSecond?: number | null }
+      const body = request.body as { url: string, description?: string, events?: EventType[] | null, filter?: string | null, maxPerSecond?: number | null }
+      checkFilter(body.filter, body.events)
       const url = await checkWebhookUrl(body.url, allowPrivate)
       const subscription = await store.webhooks.addSubscription({
         url,
         secret: generateSecret(),
         description: body.description ?? null,
         events: body.events ?? null,
+        filter: body.filter ?? null,
         maxPerSecond: body.maxPerSecond ?? null,
         operator: false,
         owner: ownerOf(request).key,
@@ -99,8 +109,11 @@ export default async function webhookRoutes (app: FastifyInstance, { allowPrivat
   app.route({
     ...operation('updateWebhook'),
     handler: async (request) => {
-      const { id } = await subscriptionOf(request)
-      const updated = await store.webhooks.updateSubscription(id, request.body as SubscriptionChanges)
+      const current = await subscriptionOf(request)
+      const changes = request.body as SubscriptionChanges
+      checkFilter(changes.filter === undefined ? current.filter : changes.filter, changes.events === undefined ? current.events : changes.events)
+      const { id } = current
+      const updated = await store.webhooks.updateSubscription(id, changes)
       if (updated === undefined) throw notFound(BigInt(id))
       return subscriptionView(updated)
     }

@@ -34,6 +34,7 @@ export interface SubscriptionRow {
   operator: bigint | boolean
   owner: string | null
   event_types: string | null
+  filter: string | null
   max_per_second: bigint | number | null
   disabled_at: bigint | null
   /** Read where a delivery is claimed or handed over (SELECT *). */
@@ -64,6 +65,7 @@ export function toSubscription (row: SubscriptionRow): Subscription {
     operator: row.operator === true || row.operator === 1n,
     owner: row.owner,
     events: eventTypesOf(row.event_types),
+    filter: row.filter,
     maxPerSecond: row.max_per_second === null ? null : Number(row.max_per_second),
     state: row.disabled_at === null ? 'enabled' : 'disabled',
     disabledAt: date(row.disabled_at),

@@ -1,4 +1,4 @@
-import type { EventType } from '../contract/events.js'
+import type { DeliveredType, EventType } from '../contract/events.js'
 import type { SubscriptionState } from '../contract/webhook.js'
 import type { HandedDeliveries } from './delivery-handoff.js'
 
@@ -20,6 +20,8 @@ export interface Subscription {
   owner: string | null
   /** The types it receives as Standard Webhooks envelopes; null: the original newPlant body, on creates only. */
   events: EventType[] | null
+  /** Only the events of plants that match (GET /plants's grammar), and plant.left when one stops matching; null: all. */
+  filter: string | null
   /** Deliveries a second at most, all dispatchers together; null: as fast as it answers. */
   maxPerSecond: number | null
   state: SubscriptionState
@@ -38,6 +40,7 @@ export interface Subscription {
 /** What `PATCH /webhooks/{id}` may change; absent members stay as they are. */
 export interface SubscriptionChanges {
   events?: EventType[] | null
+  filter?: string | null
   description?: string | null
   maxPerSecond?: number | null
   /** Enabling starts the health afresh and makes every pending event due at once. */
@@ -51,6 +54,7 @@ export interface NewSubscription {
   operator: boolean
   owner?: string | null
   events?: EventType[] | null
+  filter?: string | null
   maxPerSecond?: number | null
   /** Refuse (answer undefined) when the owner holds this many already. */
   maxForOwner?: number
@@ -121,7 +125,7 @@ export interface DeliveryReport {
   id: number
   messageId: string
   subscriptionId: number
-  type: EventType
+  type: DeliveredType
   /** Null for an operational event (webhook.disabled). */
   plantId: bigint | null
   url: string

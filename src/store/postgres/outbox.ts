@@ -41,11 +41,26 @@ export function deliveriesSql (changes: string, now: string, timestamp: string, 
   return `INSERT INTO webhook_deliveries (message_id, subscription_id, plant_id, payload, created_at, next_attempt_at, trace_parent, event_type, locked_until)
   SELECT e.message_id, s.id, e.plant_id,
     CASE WHEN s.event_types IS NULL THEN e.payload
-      ELSE '{"type":"' || e.type || '","timestamp":"' || ${timestamp} || '","data":' || e.data || '}' END,
-    ${now}, ${now}, e.trace_parent, e.type, ${lockedUntil}
+      ELSE '{"type":"' || f.type || '","timestamp":"' || ${timestamp} || '","data":' ||
+        CASE WHEN f.type = 'plant.left' THEN '{"id":' || e.plant_id || '}' ELSE e.data END || '}' END,
+    ${now}, ${now}, e.trace_parent, f.type, ${lockedUntil}
   FROM ${changes} JOIN webhook_subscriptions s ON s.removed_at IS NULL AND CASE WHEN s.event_types IS NULL
-    THEN e.type = 'plant.created' ELSE ${choseType('e.type')} END`
+    THEN e.type = 'plant.created' ELSE ${choseType('e.type')} END
+  CROSS JOIN LATERAL (SELECT ${filteredTypeSql}) f
+  WHERE f.type IS NOT NULL`
 }
+
+/**
+ * What a subscription `s` is sent of a change `e`: its type, none (NULL), or plant.left, by its filter
+ * (plant_matches, a migration) over the plant after the change and before it (the rules of
+ * subscription-filters.ts). A subscription without a filter costs the first branch only.
+ */
+const filteredTypeSql = `CASE
+    WHEN s.filter_tree IS NULL THEN e.type
+    WHEN e.type = 'plant.deleted' THEN CASE WHEN plant_matches(s.filter_tree, e.plant_id, e.before::jsonb->>'name', e.before::jsonb->>'tag') THEN e.type END
+    WHEN plant_matches(s.filter_tree, e.plant_id, e.data::jsonb->>'name', e.data::jsonb->>'tag') THEN e.type
+    WHEN e.type = 'plant.updated' AND plant_matches(s.filter_tree, e.plant_id, e.before::jsonb->>'name', e.before::jsonb->>'tag') THEN 'plant.left'
+  END AS type`
 
 /** Subscriptions `s` that chose the type the expression gives. */
 export const choseType = (type: string) => `position(' ' || ${type} || ' ' in ' ' || s.event_types || ' ') > 0`

@@ -5,7 +5,7 @@ import type { AgedDeliveryRow, DeliveryReportRow, DeliveryRow, SubscriptionRow }
 import { deliveryRetention, DISABLED_PAST_RETENTION, healthChanges, throttleAllowance } from '../webhook-bookkeeping.js'
 import type { QuotaRow } from '../webhook-bookkeeping.js'
 import type { AttemptResult, Delivery, DeliveryClaim, DeliveryQuery, HandedDeliveries, NewSubscription, SubscriptionChanges, SubscriptionQuery, WebhookStore } from '../store.js'
-import { changedColumns, disabledNotices } from '../subscription-changes.js'
+import { changedColumns, disabledNotices, filterTreeOf } from '../subscription-changes.js'
 import type { PostgresDatabase } from './database.js'
 import { attemptsSql, claimSql, disabledNoticeSql, quotaSql, releaseSql, retentionScanSql } from './delivery-sql.js'
 
@@ -25,14 +25,14 @@ export class PostgresWebhooks implements WebhookStore {
     this.#attempts = new GroupCommit((attempts: Attempt[]) => this.#recordAttempts(attempts), { maxInFlight: 2, lingerMs: OUTCOME_LINGER_MS })
   }
 
-  async addSubscription ({ url, secret, description = null, operator, owner = null, events = null, maxPerSecond = null, maxForOwner }: NewSubscription) {
+  async addSubscription ({ url, secret, description = null, operator, owner = null, events = null, filter = null, maxPerSecond = null, maxForOwner }: NewSubscription) {
     return this.#db.transaction(async (client) => {
       // Two instances adding for one owner at once take turns, so the cap holds across instances.
       if (owner !== null) await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`webhook-owner ${owner}`])
-      const { rows: [row] } = await client.query<SubscriptionRow>(`INSERT INTO webhook_subscriptions (url, secret, description, operator, owner, created_at, event_types, max_per_second)
-        SELECT $1, $2, $3, $4, $5, $6, $8, $9 WHERE $7::int IS NULL
+      const { rows: [row] } = await client.query<SubscriptionRow>(`INSERT INTO webhook_subscriptions (url, secret, description, operator, owner, created_at, event_types, max_per_second, filter, filter_tree)
+        SELECT $1, $2, $3, $4, $5, $6, $8, $9, $10, $11::jsonb WHERE $7::int IS NULL
           OR (SELECT count(*) FROM webhook_subscriptions WHERE owner = $5 AND removed_at IS NULL) < $7
-        RETURNING *, 0 AS backlog`, [url, secret, description, operator, owner, Date.now(), maxForOwner ?? null, eventTypesText(events), maxPerSecond])
+        RETURNING *, 0 AS backlog`, [url, secret, description, operator, owner, Date.now(), maxForOwner ?? null, eventTypesText(events), maxPerSecond, filter, filterTreeOf(filter)])
       return row === undefined ? undefined : toSubscription(row)
     })
   }
@@ -42,7 +42,7 @@ export class PostgresWebhooks implements WebhookStore {
       const { rows: [current] } = await client.query<SubscriptionRow>('SELECT * FROM webhook_subscriptions WHERE id = $1 AND removed_at IS NULL FOR UPDATE', [id])
       if (current === undefined) return undefined
       const now = Date.now()
-      const { columns, enabling } = changedColumns(toSubscription(current), changes, now)
+      const { columns, enabling } = changedColumns(toSubscription(current), changes, now, true)
       if (columns.length > 0) {
         await client.query(`UPDATE webhook_subscriptions SET ${columns.map(([name], i) => `${name} = $${i + 2}`).join(', ')} WHERE id = $1`,
           [id, ...columns.map(([, value]) => value)])

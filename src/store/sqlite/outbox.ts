@@ -4,6 +4,7 @@ import type { PlantChange } from '../../contract/events.js'
 import { newMessageId } from '../../contract/message-id.js'
 import { newPlantJson } from '../../contract/plant.js'
 import { envelopeJson } from '../../contract/webhook.js'
+import { SubscriptionFilters } from '../subscription-filters.js'
 
 /**
  * The log position: the highest sequence ever drawn (AUTOINCREMENT's record of it, which retention
@@ -30,7 +31,11 @@ export function prepareOutbox (db: Database.Database) {
   const enqueueNewPlant = db.prepare(`INSERT INTO webhook_deliveries ${DELIVERY_COLUMNS}
     SELECT ?, id, ?, ?, ?, ?, ?, 'plant.created' FROM webhook_subscriptions WHERE removed_at IS NULL AND event_types IS NULL`)
   const enqueueChosen = db.prepare(`INSERT INTO webhook_deliveries ${DELIVERY_COLUMNS}
-    SELECT ?, id, ?, ?, ?, ?, ?, ? FROM webhook_subscriptions WHERE removed_at IS NULL AND ${CHOSE_TYPE}`)
+    SELECT ?, id, ?, ?, ?, ?, ?, ? FROM webhook_subscriptions WHERE removed_at IS NULL AND filter IS NULL AND ${CHOSE_TYPE}`)
+  const filteredChosen = db.prepare<[string], { id: bigint, filter: string }>(`SELECT id, filter FROM webhook_subscriptions
+    WHERE removed_at IS NULL AND filter IS NOT NULL AND ${CHOSE_TYPE}`)
+  const enqueueOne = db.prepare(`INSERT INTO webhook_deliveries ${DELIVERY_COLUMNS} VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+  const filters = new SubscriptionFilters()
   const anySubscriber = db.prepare('SELECT 1 FROM webhook_subscriptions WHERE removed_at IS NULL LIMIT 1').pluck()
   return {
     /** Whether anyone subscribes (asked once per batch, so that a batch without subscribers writes no delivery). */
@@ -46,6 +51,12 @@ export function prepareOutbox (db: Database.Database) {
       const envelope = envelopeJson(change.type, new Date(now).toISOString(), data)
       let written = enqueueChosen.run(messageId, id, envelope, now, now, trace, change.type, ` ${change.type} `).changes
       if (change.type === 'plant.created') written += enqueueNewPlant.run(messageId, id, newPlantJson(change.plant), now, now, trace).changes
+      for (const subscription of filteredChosen.all(` ${change.type} `)) {
+        const sent = filters.decide(subscription.filter, change)
+        if (sent === undefined) continue
+        const payload = sent === 'left' ? envelopeJson('plant.left', new Date(now).toISOString(), `{"id":${id}}`) : envelope
+        written += enqueueOne.run(messageId, subscription.id, id, payload, now, now, trace, sent === 'left' ? 'plant.left' : change.type).changes
+      }
       return written > 0
     }
   }

@@ -16,13 +16,13 @@ export function prepareSubscriptionWrites (db: Database.Database) {
   const sql = new Statements(db)
   const current = (id: number) => sql.get<[number], SubscriptionRow>(`SELECT ${subscriptionColumns()} FROM webhook_subscriptions s WHERE s.id = ?`).get(id)
   return {
-    addSubscription ({ url, secret, description = null, operator, owner = null, events = null, maxPerSecond = null, maxForOwner }: NewSubscription): Subscription | undefined {
+    addSubscription ({ url, secret, description = null, operator, owner = null, events = null, filter = null, maxPerSecond = null, maxForOwner }: NewSubscription): Subscription | undefined {
       // One statement: the count and the insert cannot interleave with another add.
-      const row = sql.get<{}, SubscriptionRow>(`INSERT INTO webhook_subscriptions (url, secret, description, operator, owner, event_types, max_per_second, created_at)
-        SELECT @url, @secret, @description, @operator, @owner, @events, @maxPerSecond, @now
+      const row = sql.get<{}, SubscriptionRow>(`INSERT INTO webhook_subscriptions (url, secret, description, operator, owner, event_types, filter, max_per_second, created_at)
+        SELECT @url, @secret, @description, @operator, @owner, @events, @filter, @maxPerSecond, @now
         WHERE @max IS NULL OR (SELECT count(*) FROM webhook_subscriptions WHERE owner = @owner AND removed_at IS NULL) < @max
         RETURNING *, 0 AS backlog`).get({
-        url, secret, description, operator: operator ? 1 : 0, owner, events: eventTypesText(events), maxPerSecond, now: Date.now(), max: maxForOwner ?? null
+        url, secret, description, operator: operator ? 1 : 0, owner, events: eventTypesText(events), filter, maxPerSecond, now: Date.now(), max: maxForOwner ?? null
       })
       return row === undefined ? undefined : toSubscription(row)
     },
