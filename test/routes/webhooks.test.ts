@@ -20,7 +20,7 @@ for (const [db, database] of Object.entries(DATABASES)) {
       const created = await send('POST', '/webhooks', { url: receiver.url, description: 'our shop' })
       assert.equal(created.statusCode, 201)
       const subscription = created.json() as { id: number, url: string, description: string, createdAt: string, secret: string }
-      assert.deepEqual(Object.keys(subscription).sort(), ['backlog', 'consecutiveFailures', 'createdAt', 'description', 'events', 'id', 'lastError',
+      assert.deepEqual(Object.keys(subscription).sort(), ['backlog', 'consecutiveFailures', 'createdAt', 'description', 'events', 'filter', 'id', 'lastError',
         'lastSuccessAt', 'maxPerSecond', 'secret', 'state', 'url'])
       assert.equal(created.headers.location, `/webhooks/${subscription.id}`)
       assert.match(subscription.secret, /^whsec_[A-Za-z0-9+/]{43}=$/)
@@ -28,7 +28,7 @@ for (const [db, database] of Object.entries(DATABASES)) {
       assert.ok(!Number.isNaN(Date.parse(subscription.createdAt)))
 
       const list = await send('GET', '/webhooks')
-      const health = { events: null, maxPerSecond: null, state: 'enabled', lastSuccessAt: null, consecutiveFailures: 0, lastError: null, backlog: 0 }
+      const health = { events: null, filter: null, maxPerSecond: null, state: 'enabled', lastSuccessAt: null, consecutiveFailures: 0, lastError: null, backlog: 0 }
       assert.deepEqual(list.json(), [{ id: subscription.id, url: receiver.url, description: 'our shop', createdAt: subscription.createdAt, ...health }])
       const read = await send('GET', `/webhooks/${subscription.id}`)
       assert.deepEqual(read.json(), list.json()[0])

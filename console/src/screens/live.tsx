@@ -1,5 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
+import { PlantStoreError } from '@plantstore/client'
 import type { StoreEvent } from '@plantstore/client'
+import { useConsole } from '../context.js'
 import type { ScreenProps } from '../app.js'
 
 const TYPES = ['plant.created', 'plant.updated', 'plant.deleted'] as const
@@ -13,10 +15,32 @@ const rawJson = (JSON as unknown as { rawJSON: (text: string) => unknown }).rawJ
 
 /**
  * The store's events as they happen, newest at the bottom. Hovering or focusing the feed pauses it, so
- * a line can be read; what arrived meanwhile appears when the pointer or focus leaves.
+ * a line can be read; what arrived meanwhile appears when the pointer or focus leaves. With a filter,
+ * a stream of its own: the events of plants that match, and plant.left when one stops matching.
  */
-export function LiveScreen ({ events }: ScreenProps) {
-  const [types, setTypes] = useState<Set<string>>(new Set(TYPES))
+export function LiveScreen ({ events: all }: ScreenProps) {
+  const { client, fail } = useConsole()
+  const [filter, setFilter] = useState('')
+  const [following, setFollowing] = useState<string | undefined>()
+  const [filterError, setFilterError] = useState<string | undefined>()
+  const [filtered, setFiltered] = useState<StoreEvent[]>([])
+  const events = following === undefined ? all : filtered
+  useEffect(() => {
+    if (following === undefined) return
+    const stop = new AbortController()
+    setFiltered([])
+    setFilterError(undefined)
+    const follow = async () => {
+      for await (const event of client.events({ filter: following, signal: stop.signal })) setFiltered((kept) => [...kept.slice(-499), event])
+    }
+    follow().catch((error: unknown) => {
+      if (stop.signal.aborted) return
+      if (error instanceof PlantStoreError && error.message.startsWith('query/filter')) setFilterError(error.message.replace(/^query\/filter: /, ''))
+      else fail(error)
+    })
+    return () => stop.abort()
+  }, [following])
+  const [types, setTypes] = useState<Set<string>>(new Set([...TYPES, 'plant.left']))
   const [paused, setPaused] = useState(false)
   const [shown, setShown] = useState(events)
   const feed = useRef<HTMLOListElement>(null)
@@ -34,9 +58,21 @@ export function LiveScreen ({ events }: ScreenProps) {
 
   return (
     <>
+      <form
+        role='search' class='row' onSubmit={(e) => { e.preventDefault(); setFollowing(filter.trim() === '' ? undefined : filter.trim()) }}
+      >
+        <label for='live-filter'>Only plants matching</label>
+        <input
+          id='live-filter' class='wide' value={filter} spellcheck={false} placeholder='tag = "tropical"'
+          onInput={(e) => setFilter(e.currentTarget.value)} aria-invalid={filterError !== undefined}
+          aria-describedby={filterError === undefined ? undefined : 'live-filter-error'}
+        />
+        <button type='submit'>Follow</button>
+      </form>
+      {filterError !== undefined && <p id='live-filter-error' class='field-error' role='alert'>{filterError}</p>}
       <fieldset class='row'>
         <legend>Show</legend>
-        {TYPES.map((type) => (
+        {[...TYPES, ...(following === undefined ? [] : ['plant.left'])].map((type) => (
           <label key={type} class='check'><input type='checkbox' checked={types.has(type)} onChange={() => toggle(type)} /> {type}</label>
         ))}
       </fieldset>

@@ -2,6 +2,8 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import type { ListQuery, Page, Plant, StoreEvent } from '@plantstore/client'
 import { useConsole } from '../context.js'
 import { holds } from '../session.js'
+import { PlantStoreError } from '@plantstore/client'
+import { PlantQueryForm } from './plant-query.js'
 import { count, ConfirmButton, TableRegion } from '../ui.js'
 import { PlantForm } from './plant-form.js'
 import { PlantEditor } from './plant-editor.js'
@@ -26,11 +28,17 @@ function applyEvent (plants: Plant[], event: StoreEvent, query: ListQuery, lastP
 const withEvent = (page: Page, event: StoreEvent, query: ListQuery): Page =>
   ({ ...page, plants: applyEvent(page.plants, event, query, page.next === undefined) })
 
-/** Plants: keyset pages with a tag filter, kept current by the event stream; create, edit and delete. */
+/** A list in id order with at most a tag: events are applied where they belong; any other is read again. */
+const appliesInPlace = (query: ListQuery) => query.filter === undefined && query.q === undefined && (query.orderBy ?? 'id') === 'id'
+
+/**
+ * Plants: keyset pages with a tag, a filter, a search and an order, with the count of all that match,
+ * kept current by the event stream; create, edit and delete.
+ */
 export function PlantsScreen () {
   const { client, me, onEvent, fail, announce } = useConsole()
-  const [tag, setTag] = useState('')
-  const [query, setQuery] = useState<ListQuery>({ limit: PAGE_SIZE })
+  const [query, setQuery] = useState<ListQuery>({ limit: PAGE_SIZE, count: 'exact' })
+  const [filterError, setFilterError] = useState<string | undefined>()
   const [previous, setPrevious] = useState<ListQuery[]>([])
   const [page, setPage] = useState<Page | null>(null)
   const [editing, setEditing] = useState<bigint | null>(null)
@@ -43,21 +51,46 @@ export function PlantsScreen () {
     const missed: StoreEvent[] = []
     loading.current.add(missed)
     return client.listPlants(query).then((loaded) => {
+      setFilterError(undefined)
       const since = missed.filter((event) => loaded.position === undefined || event.sequence === undefined || event.sequence > loaded.position)
-      setPage(since.reduce((page, event) => withEvent(page, event, query), loaded))
-    }, fail).finally(() => loading.current.delete(missed))
+      setPage(appliesInPlace(query) ? since.reduce((page, event) => withEvent(page, event, query), loaded) : loaded)
+    }, (error: unknown) => {
+      // A filter the service refused is shown at its place, not as the screen's error.
+      if (error instanceof PlantStoreError && error.message.startsWith('query/filter')) setFilterError(error.message.replace(/^query\/filter: /, ''))
+      else fail(error)
+    }).finally(() => loading.current.delete(missed))
   }
   useEffect(() => { load() }, [query])
+  const reload = useRef<ReturnType<typeof setTimeout>>()
   useEffect(() => onEvent((event) => {
     for (const missed of loading.current) missed.push(event)
-    setPage((current) => (current === null ? current : withEvent(current, event, query)))
+    if (appliesInPlace(query)) setPage((current) => (current === null ? current : withEvent(current, event, query)))
+    else {
+      // Where a changed plant now belongs (its filter, its place in the order) is the service's to say.
+      clearTimeout(reload.current)
+      reload.current = setTimeout(() => { load() }, 100)
+    }
   }), [query])
 
-  const filter = (event: Event) => {
-    event.preventDefault()
+  const filter = (chosen: Pick<ListQuery, 'tag' | 'filter' | 'q'>) => {
     setPrevious([])
-    setQuery({ limit: PAGE_SIZE, ...(tag.trim() !== '' && { tag: tag.trim() }) })
+    setQuery({ limit: PAGE_SIZE, count: 'exact', ...chosen, ...(query.orderBy !== undefined && { orderBy: query.orderBy }) })
   }
+  const sortBy = (column: 'id' | 'name') => {
+    const current = query.orderBy ?? 'id'
+    const orderBy = current === column ? `${column} desc` as const : column
+    setPrevious([])
+    setQuery({ limit: PAGE_SIZE, count: 'exact', tag: query.tag, filter: query.filter, q: query.q, orderBy })
+  }
+  const sortOf = (column: 'id' | 'name') => {
+    const current = query.orderBy ?? 'id'
+    return current === column ? 'ascending' : current === `${column} desc` ? 'descending' : 'none'
+  }
+  const header = (column: 'id' | 'name', label: string) => (
+    <th scope='col' aria-sort={sortOf(column)}>
+      <button type='button' class='sort' onClick={() => sortBy(column)}>{label}{sortOf(column) === 'ascending' ? ' ▲' : sortOf(column) === 'descending' ? ' ▼' : ''}</button>
+    </th>
+  )
   const remove = async (plant: Plant) => {
     try {
       await client.deletePlant(plant.id)
@@ -68,17 +101,13 @@ export function PlantsScreen () {
 
   return (
     <>
-      <form role='search' class='row' onSubmit={filter}>
-        <label for='tag-filter'>Filter by tag</label>
-        <input id='tag-filter' value={tag} onInput={(e) => setTag(e.currentTarget.value)} placeholder='any tag' />
-        <button type='submit'>Filter</button>
-      </form>
+      <PlantQueryForm onQuery={filter} filterError={filterError} />
       {canWrite ? <PlantForm onCreated={load} /> : <p class='help'>Creating and changing plants needs <code>plants:write</code>.</p>}
       {editing !== null && <PlantEditor id={editing} onClose={() => { setEditing(null); load() }} />}
       <TableRegion label='Plants'>
         <table>
-          <caption>{page === null ? 'Loading plants…' : `${count(page.plants.length, 'plant')} on this page${query.tag === undefined ? '' : ` tagged ${query.tag}`}`}</caption>
-          <thead><tr><th scope='col'>ID</th><th scope='col'>Name</th><th scope='col'>Tag</th>{canWrite && <th scope='col'>Actions</th>}</tr></thead>
+          <caption>{page === null ? 'Loading plants…' : `${count(page.plants.length, 'plant')} on this page${query.tag === undefined ? '' : ` tagged ${query.tag}`}${page.total === undefined ? '' : ` · ${count(page.total, 'plant')} ${page.total === 1 ? 'matches' : 'match'}`}`}</caption>
+          <thead><tr>{header('id', 'ID')}{header('name', 'Name')}<th scope='col'>Tag</th>{canWrite && <th scope='col'>Actions</th>}</tr></thead>
           <tbody>
             {page?.plants.map((plant) => (
               <tr key={String(plant.id)} data-id={String(plant.id)}>

@@ -5,13 +5,17 @@ import type { EventSourceMessage } from 'eventsource-parser'
 export type StoreEvent =
   | { sequence: bigint, type: 'plant.created' | 'plant.updated', data: { id: bigint, name: string, tag?: string } }
   | { sequence: bigint, type: 'plant.deleted', data: { id: bigint } }
+  /** A filtered stream's: the plant no longer matches its filter. */
+  | { sequence: bigint, type: 'plant.left', data: { id: bigint } }
   /** What was missed is partly gone (retention): re-list from `relist`, then keep reading. */
   | { sequence: undefined, type: 'reset', data: { oldest: bigint, relist: string } }
 
 export interface EventsOptions {
   /** Resume after this sequence (a `Plantstore-Event-Position`, or the last event's); default: from now on. */
   after?: bigint
-  types?: Array<'plant.created' | 'plant.updated' | 'plant.deleted'>
+  types?: Array<'plant.created' | 'plant.updated' | 'plant.deleted' | 'plant.left'>
+  /** Only events about plants that match (GET /plants's grammar), and `plant.left` when one stops matching. */
+  filter?: string
   /** Ends the iteration. */
   signal?: AbortSignal
   /** Wait this long before reconnecting, whatever the server's `retry:` says. */
@@ -32,11 +36,14 @@ export async function * followEvents (
   open: (headers: Record<string, string>, query: string, signal: AbortSignal | undefined) => Promise<Response>,
   parse: (text: string) => unknown,
   refuse: (response: Response) => Promise<never>,
-  { after, types, signal, reconnectMs, onConnection }: EventsOptions = {}
+  { after, types, filter, signal, reconnectMs, onConnection }: EventsOptions = {}
 ): AsyncGenerator<StoreEvent> {
   let last = after
   let retryMs = 2000
-  const query = types === undefined ? '' : `?types=${types.join(',')}`
+  const params = new URLSearchParams()
+  if (types !== undefined) params.set('types', types.join(','))
+  if (filter !== undefined) params.set('filter', filter)
+  const query = params.size === 0 ? '' : `?${params}`
   const aborted = () => signal?.aborted === true
   while (!aborted()) {
     const queue: EventSourceMessage[] = []
