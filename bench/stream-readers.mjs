@@ -1,5 +1,5 @@
 // GET /events readers for the benchmark, in a process of their own: `node stream-readers.mjs PORT`,
-// then POST /open?url=&token=&count=&after= opens `count` streams; each checks its events arrive in
+// then POST /open?url=&token=&count=&after=&filtered= opens `count` streams (each with a filter of its own with filtered=1); each checks its events arrive in
 // strictly increasing sequence, counts them, and measures the lag from a create's sending (plant names
 // carry it, `t<ms>`) to the event's arrival (on every tenth stream). POST /drop cuts every connection (no reconnect); POST
 // /resume reconnects each with Last-Event-ID; POST /close ends them; GET /stats?until=N reports, and
@@ -9,13 +9,13 @@ import { createServer } from 'node:http'
 let readers = []
 let lags = []
 
-function open (url, token, after, sampled) {
+function open (url, token, after, sampled, filter) {
   const reader = { last: after, count: 0, outOfOrder: 0, controller: undefined, reachedAt: new Map() }
   reader.connect = async () => {
     reader.controller = new AbortController()
     const headers = { authorization: `Bearer ${token}`, accept: 'text/event-stream', ...(reader.last !== undefined && { 'last-event-id': String(reader.last) }) }
     try {
-      const response = await fetch(`${url}/events`, { headers, signal: reader.controller.signal })
+      const response = await fetch(`${url}/events${filter === undefined ? '' : `?filter=${encodeURIComponent(filter)}`}`, { headers, signal: reader.controller.signal })
       if (!response.ok) throw new Error(`status ${response.status}`)
       const decoder = new TextDecoder()
       let rest = ''
@@ -57,7 +57,12 @@ const server = createServer((req, res) => {
     const after = url.searchParams.get('after')
     // Every stream checks order and completeness; every tenth also measures lag (parsing every event's
     // data in this process would make it, not the server, the bottleneck on two cores).
-    for (let i = 0; i < count; i++) readers.push(open(url.searchParams.get('url'), url.searchParams.get('token'), after === null ? undefined : Number(after), readers.length % 10 === 0))
+    // With filtered=1, each stream has a filter of its own, every one matching every plant the bench creates.
+    const filtered = url.searchParams.get('filtered') === '1'
+    for (let i = 0; i < count; i++) {
+      const filter = filtered ? `id > ${-1 - i} OR name = "x${i}*"` : undefined
+      readers.push(open(url.searchParams.get('url'), url.searchParams.get('token'), after === null ? undefined : Number(after), readers.length % 10 === 0, filter))
+    }
     lags = []
     return answer()
   }

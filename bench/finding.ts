@@ -1,0 +1,165 @@
+/**
+ * npm run bench:finding [-- --rounds N] [--plants N]: finding plants in a store of 1,000,000 (SQLite,
+ * and PostgreSQL at PLANTSTORE_TEST_POSTGRES_URL), imported with `plantstore import` and served by
+ * `plantstore serve`: for each query shape, the first page and the next page (its Link) of 100, each
+ * loaded by 10 connections for 5 s (p99); `count=exact` of a filter that matches 10 %; and 100 streams,
+ * each with a filter of its own, while creates arrive at a fixed 1,000/s for 10 s. Stores interleaved
+ * in rounds (3 by default); each figure is the median over the rounds. Loopback only.
+ * Writes bench/results/finding.md and the table in bench/README.md.
+ */
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import autocannon from 'autocannon'
+import pg from 'pg'
+import { freshDatabase } from '../test/databases.js'
+import { median } from './report.js'
+import { cli, startPlantstore } from './servers.js'
+import type { BenchServer } from './servers.js'
+import { measureStreams } from './streams.js'
+import { writeResults } from './results.js'
+
+const { values: flags } = parseArgs({ options: { rounds: { type: 'string' }, plants: { type: 'string' } } })
+const rounds = Number(flags.rounds ?? 3)
+const PLANTS = Number(flags.plants ?? 1_000_000)
+const dir = mkdtempSync(join(tmpdir(), 'plantstore-finding-'))
+
+const ADJECTIVES = ['Boston', 'Sword', 'Golden', 'Silver', 'Dwarf', 'Giant', 'Weeping', 'Creeping', 'Climbing', 'Royal', 'Japanese', 'Chinese', 'African', 'Mexican', 'Alpine', 'Desert', 'Swamp', 'Rock', 'Water', 'Snow']
+const NOUNS = ['fern', 'palm', 'ivy', 'fig', 'lily', 'orchid', 'cactus', 'aloe', 'maple', 'pine', 'moss', 'rose', 'daisy', 'tulip', 'sage', 'mint', 'basil', 'thyme', 'laurel', 'yucca']
+// Ten tags, each a tenth of the tagged plants; a third of the plants have none.
+const TAGS = Array.from({ length: 10 }, (_, i) => `tag${i}`)
+
+/** 1,000,000 plants: "Adjective noun N", ids spread over the whole int64 range in random order. */
+function plantsFile (): string {
+  const path = join(dir, 'plants.ndjson')
+  const lines: string[] = []
+  // mulberry32, seeded: the same store every run.
+  let state = 12345
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let x = Math.imul(state ^ (state >>> 15), 1 | state)
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x
+    return (x ^ (x >>> 14)) >>> 0
+  }
+  const seen = new Set<bigint>()
+  for (let i = 0; i < PLANTS; i++) {
+    let id: bigint
+    do id = BigInt.asIntN(64, BigInt(next()) << 32n | BigInt(next())); while (seen.has(id))
+    seen.add(id)
+    const name = `${ADJECTIVES[next() % ADJECTIVES.length]} ${NOUNS[next() % NOUNS.length]} ${i}`
+    lines.push(`{"id":${id},"name":"${name}"${i % 3 === 0 ? '' : `,"tag":"${TAGS[i % 10]}"`}}`)
+  }
+  writeFileSync(path, lines.join('\n') + '\n')
+  return path
+}
+
+/** The query shapes the targets name, as GET /plants query strings (each page of 100). */
+const SHAPES: Array<[name: string, query: string, targetMs: number]> = [
+  ['name prefix', 'filter=' + encodeURIComponent('name = "Golden f*"'), 25],
+  ['tag =', 'filter=' + encodeURIComponent('tag = "tag3"'), 25],
+  ['id range', 'filter=' + encodeURIComponent('id >= -1000000000000000000 AND id < 1000000000000000000'), 25],
+  ['name order desc, with a filter', 'order_by=name%20desc&filter=' + encodeURIComponent('tag = "tag7"'), 25],
+  ['q, two words', 'q=' + encodeURIComponent('gold fer'), 50],
+  ['q, one word with a filter', 'q=orchid&filter=' + encodeURIComponent('tag = "tag2"'), 50]
+]
+
+async function p99 (server: BenchServer, path: string): Promise<{ p99: number, errors: number }> {
+  const result = await autocannon({ url: `${server.url}${path}`, connections: 10, duration: 5, headers: { authorization: `Bearer ${server.token}` } })
+  return { p99: result.latency.p99, errors: result.non2xx + result.errors + result.timeouts }
+}
+
+/** The next page's path, from the first page's Link. */
+async function nextPage (server: BenchServer, path: string): Promise<string> {
+  const response = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${server.token}` } })
+  await response.arrayBuffer()
+  const link = /^<([^>]+)>; rel="next"$/.exec(response.headers.get('link') ?? '')?.[1]
+  // A store smaller than the default may hold one page only: then the first page is measured again.
+  return link ?? path
+}
+
+async function countMs (server: BenchServer): Promise<number> {
+  const times: number[] = []
+  for (let i = 0; i < 5; i++) {
+    const started = performance.now()
+    const response = await fetch(`${server.url}/plants?limit=1&count=exact&filter=${encodeURIComponent('tag = "tag5"')}`, { headers: { authorization: `Bearer ${server.token}` } })
+    await response.arrayBuffer()
+    if (!response.headers.has('x-total-count')) throw new Error('no X-Total-Count')
+    times.push(performance.now() - started)
+  }
+  return median(times)
+}
+
+async function analyze (url: string) {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    await client.query('ANALYZE plants')
+  } finally {
+    await client.end()
+  }
+}
+
+const file = plantsFile()
+const stores: Array<[string, () => Promise<string>]> = [
+  ['SQLite', async () => `sqlite:${join(dir, 'plants.db')}`],
+  ...(process.env.PLANTSTORE_TEST_POSTGRES_URL === undefined ? [] : [['PostgreSQL', () => freshDatabase('postgres:fresh')] as [string, () => Promise<string>]])
+]
+const databases = new Map<string, string>()
+for (const [name, make] of stores) {
+  const url = await make()
+  execFileSync(process.execPath, [cli, 'migrate', '--database', url])
+  execFileSync(process.execPath, [cli, 'import', file, '--database', url, '--quiet'])
+  // As autovacuum would soon after a bulk load: the planner's statistics of the new rows.
+  if (name === 'PostgreSQL') await analyze(url)
+  databases.set(name, url)
+  process.stderr.write(`${name}: ${PLANTS} plants imported\n`)
+}
+
+const runs: Record<string, Array<Record<string, number>>> = {}
+for (let round = 1; round <= rounds; round++) {
+  const order = round % 2 === 1 ? stores : [...stores].reverse()
+  for (const [name] of order) {
+    const server = await startPlantstore(`plantstore, ${name}`, databases.get(name)!)
+    try {
+      const figures: Record<string, number> = {}
+      for (const [shape, query] of SHAPES) {
+        const first = `/plants?limit=100&${query}`
+        const next = await nextPage(server, first)
+        const [a, b] = [await p99(server, first), await p99(server, next)]
+        if (a.errors + b.errors > 0) throw new Error(`${name}, ${shape}: ${a.errors + b.errors} failed requests`)
+        figures[`${shape} · first`] = a.p99
+        figures[`${shape} · next`] = b.p99
+      }
+      figures.count = await countMs(server)
+      const streams = await measureStreams(server, false, true)
+      figures.lost = streams.lost
+      figures.duplicated = streams.duplicated
+      figures.lagP99 = streams.lagP99Ms ?? Number.NaN
+      ;(runs[name] ??= []).push(figures)
+      process.stderr.write(`round ${round} · ${name}: ${JSON.stringify(figures)}\n`)
+    } finally {
+      await server.stop()
+    }
+  }
+}
+
+const names = [...databases.keys()]
+const med = (name: string, key: string) => median(runs[name]!.map((figures) => figures[key]!))
+const worst = (name: string, key: string) => Math.max(...runs[name]!.map((figures) => figures[key]!))
+const rows: Array<[string, string, (name: string) => string]> = [
+  ...SHAPES.flatMap(([shape, , target]): Array<[string, string, (name: string) => string]> => [
+    [`${shape}: first page of 100, p99 at 10 connections`, `≤ ${target} ms`, (name) => `${med(name, `${shape} · first`)} ms`],
+    [`${shape}: next page, p99`, `≤ ${target} ms`, (name) => `${med(name, `${shape} · next`)} ms`]
+  ]),
+  ['count=exact of a filter that matches 10 %', '≤ 250 ms', (name) => `${med(name, 'count').toFixed(0)} ms`],
+  ['100 streams with a filter each, 1,000 creates/s for 10 s: lost (worst round)', '0', (name) => String(worst(name, 'lost'))],
+  ['… their lag p99 (sent → received)', '≤ 100 ms', (name) => `${med(name, 'lagP99')} ms`]
+]
+const markdown = `${PLANTS.toLocaleString('en')} plants, median of ${rounds} rounds, stores interleaved.\n\n` +
+  `| figure | target | ${names.join(' | ')} |\n|---|---|${names.map(() => '---|').join('')}\n` +
+  rows.map(([figure, target, value]) => `| ${figure} | ${target} | ${names.map(value).join(' | ')} |`).join('\n') + '\n'
+writeResults('finding', markdown)
+console.log(markdown)
+rmSync(dir, { recursive: true, force: true })
