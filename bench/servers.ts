@@ -70,11 +70,13 @@ export async function startCeiling (): Promise<BenchServer> {
 // As `npm start` and the `plantstore` executable run it (see src/cli/main.ts's first line).
 const NODE_FLAGS = ['--max-semi-space-size=8']
 
+let tokens = 0
+
 /** `plantstore serve` with default settings (durable: WAL, synchronous=FULL) on a new database. */
 export async function startPlantstore (name: string, database: string, cleanup = () => {}, env: NodeJS.ProcessEnv = process.env, build = root, flags: string[] = []): Promise<BenchServer> {
   const cli = join(build, 'dist/cli/main.js')
   execFileSync(process.execPath, [cli, 'migrate', '--database', database])
-  const token = execFileSync(process.execPath, [cli, 'tokens', 'create', '--name', 'bench', '--database', database], { encoding: 'utf8' }).trim()
+  const token = execFileSync(process.execPath, [cli, 'tokens', 'create', '--name', `bench-${process.pid}-${++tokens}`, '--database', database], { encoding: 'utf8' }).trim()
   // The live-feed scenarios open up to 1,000 streams with the one bench token, from this one address.
   const started = await startProcess(name, [...NODE_FLAGS, cli, 'serve', '--database', database, '--max-streams-per-token', '2000',
     '--max-connections', '4000', '--max-connections-per-address', '4000', ...flags], '/healthz', '--port', env)
