@@ -104,7 +104,7 @@ export function report (rows: Row[], feedRuns: FeedRun[], settings: Settings) {
     ? ''
     : '\n\nTraces on (sampled at 0.1, sent over OTLP/HTTP to a collector in a process of its own that drops them) against off, on SQLite (traces on ÷ off: the median of the rounds\' ratios):\n\n' +
       '| scenario | off req/s | on req/s | on ÷ off | off p99 ms | on p99 ms |\n|---|---|---|---|---|---|\n' + traced.join('\n')
-  const compared = ([['SQLite', SQLITE], ['PostgreSQL', POSTGRES]] as const).flatMap(([store, server]) => [CREATE, 'GET /plants/{id}'].flatMap((scenario) => {
+  const compared = ([['SQLite', SQLITE], ['PostgreSQL', POSTGRES]] as const).flatMap(([store, server]) => settings.scenarios.map((s) => s.name).flatMap((scenario) => {
     const base = rows0(scenario, baselineName(store))
     const ours = summary.find((r) => r.scenario === scenario && r.server === server)
     if (base.length === 0 || ours === undefined) return []

@@ -101,6 +101,7 @@ export const scenarios: Scenario[] = [
   },
   {
     name: 'GET /plants?limit=100',
+    runsOn: () => true,
     seed: seedPlants,
     requests: () => [{
       method: 'GET',
