@@ -78,8 +78,11 @@ export async function startPlantstore (name: string, database: string, cleanup =
   execFileSync(process.execPath, [cli, 'migrate', '--database', database])
   const token = execFileSync(process.execPath, [cli, 'tokens', 'create', '--name', `bench-${process.pid}-${++tokens}`, '--database', database], { encoding: 'utf8' }).trim()
   // The live-feed scenarios open up to 1,000 streams with the one bench token, from this one address.
-  const started = await startProcess(name, [...NODE_FLAGS, cli, 'serve', '--database', database, '--max-streams-per-token', '2000',
-    '--max-connections', '4000', '--max-connections-per-address', '4000', ...flags], '/healthz', '--port', env)
+  // An older build (a baseline) may not have every limit: it is given those it has.
+  const help = execFileSync(process.execPath, [cli, 'serve', '--help'], { encoding: 'utf8' })
+  const limits = [['--max-streams-per-token', '2000'], ['--max-connections', '4000'], ['--max-connections-per-address', '4000']]
+    .filter(([flag]) => new RegExp(`${flag}\\b`).test(help)).flat()
+  const started = await startProcess(name, [...NODE_FLAGS, cli, 'serve', '--database', database, ...limits, ...flags], '/healthz', '--port', env)
   return {
     name,
     token,
