@@ -1,8 +1,6 @@
 -- Word-prefix search in names (q): FTS5 over plants.name as external content, case- and
 -- accent-insensitive, kept in step by triggers in the same transactions as the plants.
--- detail=none: a search matches word prefixes and needs no positions, so each create writes only its
--- words' rowids.
-CREATE VIRTUAL TABLE plant_search USING fts5(name, content = 'plants', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2', detail = none);
+CREATE VIRTUAL TABLE plant_search USING fts5(name, content = 'plants', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2');
 INSERT INTO plant_search (plant_search) VALUES ('rebuild');
 CREATE TRIGGER plant_search_insert AFTER INSERT ON plants BEGIN
   INSERT INTO plant_search (rowid, name) VALUES (new.id, new.name);
