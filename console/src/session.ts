@@ -26,3 +26,7 @@ export function describe (error: unknown): string {
 
 export const refused = (error: unknown) => error instanceof PlantStoreError && error.status === 401
 export const statusOf = (error: unknown) => (error instanceof PlantStoreError ? error.status : 0)
+
+/** A filter the service refused, as shown under its box (`… at character 8`); undefined for any other failure. */
+export const filterErrorOf = (error: unknown) =>
+  (error instanceof PlantStoreError && error.message.startsWith('query/filter: ') ? error.message.slice('query/filter: '.length) : undefined)

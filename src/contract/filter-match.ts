@@ -17,6 +17,22 @@ function holds (op: Operator, order: number): boolean {
   }
 }
 
+/**
+ * What a filtered reader (a stream, a subscription) is sent of a change: the event for a plant that
+ * matches after a create or update, or matched before a delete; `left` for an update of one that
+ * matched before and does not after; nothing otherwise. The plants are asked for only as the rule
+ * needs them; `before` answers undefined where the log has none.
+ */
+export function filteredAs (filter: Filter, type: string, after: () => Plant | undefined, before: () => Plant | undefined): 'event' | 'left' | undefined {
+  const test = (plant: () => Plant | undefined) => {
+    const value = plant()
+    return value !== undefined && matches(filter, value)
+  }
+  if (type === 'plant.deleted') return test(before) ? 'event' : undefined
+  if (test(after)) return 'event'
+  return type === 'plant.updated' && test(before) ? 'left' : undefined
+}
+
 /** Whether a plant matches a filter, by the same rules as the stores' SQL (a missing tag compares false). */
 export function matches (filter: Filter, plant: Plant): boolean {
   switch (filter.kind) {

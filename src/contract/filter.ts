@@ -99,22 +99,17 @@ export function parseFilter (text: string): Filter | undefined {
   const is = (type: Token['type'], text?: string) => peek().type === type && (text === undefined || peek().text === text)
   const shown = (token: Token) => token.type === 'end' ? 'the end' : JSON.stringify(token.text)
 
-  const expression = (): Filter => {
-    const terms = [disjunction()]
-    while (is('word', 'AND')) {
+  /** Terms of the level below joined by one keyword (AND over OR over the rest, as AIP-160 binds). */
+  const joined = (kind: 'and' | 'or', below: () => Filter) => (): Filter => {
+    const terms = [below()]
+    while (is('word', kind.toUpperCase())) {
       take()
-      terms.push(disjunction())
+      terms.push(below())
     }
-    return terms.length === 1 ? terms[0]! : { kind: 'and', terms }
+    return terms.length === 1 ? terms[0]! : { kind, terms }
   }
-  const disjunction = (): Filter => {
-    const terms = [unary()]
-    while (is('word', 'OR')) {
-      take()
-      terms.push(unary())
-    }
-    return terms.length === 1 ? terms[0]! : { kind: 'or', terms }
-  }
+  const disjunction = (): Filter => joined('or', unary)()
+  const expression = joined('and', disjunction)
   const unary = (): Filter => {
     if (is('word', 'NOT') || is('punct', '-')) {
       take()

@@ -1,4 +1,4 @@
-import { matches } from '../contract/filter-match.js'
+import { filteredAs } from '../contract/filter-match.js'
 import type { Filter } from '../contract/filter.js'
 import { parseExactJson } from '../contract/exact-json.js'
 import { toPlant } from '../contract/plant.js'
@@ -15,18 +15,11 @@ function plantOf (json: string): Plant {
 }
 
 /**
- * A filter compiled once per stream to what it is sent of each event: a create or update of a plant
- * that matches after it, a delete of one that matched before it, and `left` for an update of a plant
- * that matched before and does not after. The plants are parsed once per batch (`PlantsOfBatch`).
+ * A filter compiled once per stream to what it is sent of each event (filteredAs); the plants are
+ * parsed once per batch (`PlantsOfBatch`), and only as far as the rule asks.
  */
 export function filteredBy (filter: Filter) {
-  const test = (plant: Plant | undefined) => plant !== undefined && matches(filter, plant)
-  return (plants: PlantsOfBatch, i: number): Filtered => {
-    const event = plants.events[i]!
-    if (event.type === 'plant.deleted') return test(plants.before(i)) ? 'event' : undefined
-    if (test(plants.after(i))) return 'event'
-    return event.type === 'plant.updated' && test(plants.before(i)) ? 'left' : undefined
-  }
+  return (plants: PlantsOfBatch, i: number): Filtered => filteredAs(filter, plants.events[i]!.type, () => plants.after(i), () => plants.before(i))
 }
 
 /** The plants of a batch's events, after and before each change, parsed when a filter first asks. */

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { PlantStoreError } from '@plantstore/client'
+import { filterErrorOf } from '../session.js'
 import type { StoreEvent } from '@plantstore/client'
 import { useConsole } from '../context.js'
 import type { ScreenProps } from '../app.js'
@@ -35,7 +35,8 @@ export function LiveScreen ({ events: all }: ScreenProps) {
     }
     follow().catch((error: unknown) => {
       if (stop.signal.aborted) return
-      if (error instanceof PlantStoreError && error.message.startsWith('query/filter')) setFilterError(error.message.replace(/^query\/filter: /, ''))
+      const refused = filterErrorOf(error)
+      if (refused !== undefined) setFilterError(refused)
       else fail(error)
     })
     return () => stop.abort()

@@ -1,8 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import type { ListQuery, Page, Plant, StoreEvent } from '@plantstore/client'
 import { useConsole } from '../context.js'
-import { holds } from '../session.js'
-import { PlantStoreError } from '@plantstore/client'
+import { filterErrorOf, holds } from '../session.js'
 import { PlantQueryForm } from './plant-query.js'
 import { count, ConfirmButton, TableRegion } from '../ui.js'
 import { PlantForm } from './plant-form.js'
@@ -56,7 +55,8 @@ export function PlantsScreen () {
       setPage(appliesInPlace(query) ? since.reduce((page, event) => withEvent(page, event, query), loaded) : loaded)
     }, (error: unknown) => {
       // A filter the service refused is shown at its place, not as the screen's error.
-      if (error instanceof PlantStoreError && error.message.startsWith('query/filter')) setFilterError(error.message.replace(/^query\/filter: /, ''))
+      const refused = filterErrorOf(error)
+      if (refused !== undefined) setFilterError(refused)
       else fail(error)
     }).finally(() => loading.current.delete(missed))
   }
