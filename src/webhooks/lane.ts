@@ -1,6 +1,7 @@
 import type { Log } from './log.js'
 import type { Delivery, HandedDeliveries, Subscription, WebhookStore } from '../store/store.js'
 import { ConcurrencyLimit } from './concurrency-limit.js'
+import { DeliveryQueue } from './delivery-queue.js'
 import type { ConnectionBudget } from './connection-budget.js'
 import { Pacer } from './pacer.js'
 import { retryDelay, RetryTimer } from './retry.js'
@@ -26,7 +27,7 @@ export class SubscriberLane {
   readonly #onBudget = () => this.#pump()
   /** The subscriber's host, as its delivery spans name it. */
   readonly #host: string
-  readonly #queue: Delivery[] = []
+  readonly #queue = new DeliveryQueue()
   readonly #attempts = new Set<Promise<void>>()
   #inFlight = 0
   #claiming = false
@@ -37,8 +38,6 @@ export class SubscriberLane {
   readonly #retries = new RetryTimer(() => this.wake())
   /** Spaces the starts of a throttled subscription (its deliveries a second, or null). */
   readonly #pacer: Pacer
-  /** Deliveries handed over by creates whose subscription is being read (see take). */
-  #adopting = 0
   #accepting = false
   readonly #onAccepting: () => void
 
@@ -75,14 +74,14 @@ export class SubscriberLane {
 
   /** Deliveries a create wrote already claimed for this lane: sent like claimed ones. */
   take (handed: HandedDeliveries) {
-    this.#adopting += handed.rows.length
+    const adopted = this.#queue.adopting(handed.rows.map((row) => Number(row.id)))
     this.#store.adopt(this.subscriptionId, handed).then((deliveries) => {
-      this.#queue.push(...deliveries)
+      this.#queue.add(deliveries)
     }, (error: unknown) => {
       // Their lease lapses and a claim takes them.
       this.#log.warn({ err: error, subscriptionId: this.subscriptionId }, 'webhook dispatcher could not read the subscription of handed deliveries')
     }).finally(() => {
-      this.#adopting -= handed.rows.length
+      adopted()
       this.#pump()
     })
   }
@@ -102,7 +101,7 @@ export class SubscriberLane {
     this.#retries.stop()
     this.#pacer.stop()
     // What it claimed or was handed but did not start goes back to the outbox now, not when its lease lapses.
-    const release = this.#store.release(this.#queue.splice(0)).catch((error: unknown) => {
+    const release = this.#store.release(this.#queue.drain()).catch((error: unknown) => {
       this.#log.warn({ err: error, subscriptionId: this.subscriptionId }, 'webhook dispatcher could not give back unsent deliveries; their lease lapses')
     })
     await Promise.allSettled([...this.#attempts, release])
@@ -112,7 +111,7 @@ export class SubscriberLane {
   #pump () {
     if (this.#stopped) return
     const limit = this.#limit.current
-    while (this.#inFlight < limit && this.#queue.length > 0 && this.#pacer.ready() && this.#budget.take(this.#onBudget)) this.#start(this.#queue.shift()!)
+    while (this.#inFlight < limit && this.#queue.startable && this.#pacer.ready() && this.#budget.take(this.#onBudget)) this.#start(this.#queue.shift())
     // Keep up to one window claimed ahead of the one in flight, so a fast subscriber never waits on a
     // claim; a throttled one at most a second's worth.
     let wanted = 2 * limit - this.#inFlight - this.#queue.length
@@ -129,7 +128,7 @@ export class SubscriberLane {
    */
   #updateAccepting () {
     const accepting = !this.#stopped && this.#pacer.perSecond === null && !this.#due && !this.#claiming &&
-      this.#queue.length + this.#adopting < 2 * this.#options.perSubscription
+      this.#queue.pending < 2 * this.#options.perSubscription
     if (accepting === this.#accepting) return
     this.#accepting = accepting
     this.#onAccepting()
@@ -143,7 +142,7 @@ export class SubscriberLane {
       const now = Date.now()
       const claimed = await this.#store.claim({ subscriptionId: this.subscriptionId, now, leaseMs: leaseMs(this.#options), max, perSecond })
       this.#due = claimed.length === max || this.#wakes !== wakes
-      this.#queue.push(...claimed)
+      this.#queue.add(claimed)
       // A throttled claim may have found its second's allowance spent: look again in the next second.
       if (perSecond !== null && claimed.length > 0 && claimed.length < max) this.#wakeAt(Math.ceil((now + 1) / 1000) * 1000)
     } catch (error) {

@@ -22,7 +22,7 @@ export const EVENT_LOG_LOCK = 'SELECT pg_advisory_xact_lock(7268001)'
  * EVENT_LOG_LOCK, as late in the transaction as it can be), and its deliveries sharing the event's
  * message id: a newPlant body for a created plant to each subscription that chose no events, a
  * Standard Webhooks envelope to each that chose its type (see the SQLite outbox). `eventsSql` and
- * `deliveriesSql` are the statements; the batch insert of creates (create-batch.ts) embeds them in its own.
+ * `deliveriesSql` are the statements (delivery ids follow the events' order, as lanes send by id); the batch insert of creates (create-batch.ts) embeds them in its own.
  */
 export function eventsSql (changes: string, now: string): string {
   return `INSERT INTO events (type, message_id, data, before, created_at, trace_parent)
@@ -47,7 +47,7 @@ export function deliveriesSql (changes: string, now: string, timestamp: string, 
   FROM ${changes} JOIN webhook_subscriptions s ON s.removed_at IS NULL AND CASE WHEN s.event_types IS NULL
     THEN e.type = 'plant.created' ELSE ${choseType('e.type')} END
   CROSS JOIN LATERAL (SELECT ${filteredTypeSql}) f
-  WHERE f.type IS NOT NULL`
+  WHERE f.type IS NOT NULL ORDER BY e.ord, s.id`
 }
 
 /**
