@@ -39,7 +39,7 @@ export async function createToken (app: App, options: { scopes?: Scope[], expire
 export async function buildWithToken (t: TestContext, raw: RawConfig = {}) {
   const app = await build(t, raw)
   const token = await createToken(app)
-  const send = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown, headers: Record<string, string> = {}) =>
+  const send = (method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, payload?: unknown, headers: Record<string, string> = {}) =>
     app.inject({
       method,
       url,

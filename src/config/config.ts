@@ -18,6 +18,9 @@ export interface Config {
   readonly logLevel: LogLevel
   /** Largest accepted request body, in bytes. */
   readonly bodyLimit: number
+  readonly batchBodyLimit: number
+  /** How long an Idempotency-Key's answer is kept. */
+  readonly idempotencyRetentionMs: number
   /** Bytes the list-page cache may hold, and each process's token cache. */
   readonly caches: { readonly readBytes: number, readonly tokenBytes: number }
   /** Open client connections the server accepts at once; past it new ones are closed at once. */
@@ -106,6 +109,8 @@ export function loadConfig (raw: RawConfig = {}): Config {
     }),
     logLevel: logLevel as LogLevel,
     bodyLimit: integer('bodyLimit', value('bodyLimit'), 1024, 64 * 1024 * 1024),
+    batchBodyLimit: integer('batchBodyLimit', value('batchBodyLimit'), 1024, 64 * 1024 * 1024),
+    idempotencyRetentionMs: duration('idempotencyRetention', value('idempotencyRetention')),
     caches: Object.freeze({
       readBytes: integer('readCacheSize', value('readCacheSize'), 0, 2 ** 40),
       tokenBytes: integer('tokenCacheSize', value('tokenCacheSize'), 4096, 2 ** 40)

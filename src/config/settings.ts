@@ -15,6 +15,8 @@ export const SETTINGS = {
   databasePoolSize: { flag: '--database-pool-size', env: 'PLANTSTORE_DATABASE_POOL_SIZE', fallback: '10', argument: 'n', help: 'PostgreSQL connections per process' },
   logLevel: { flag: '--log-level', env: 'PLANTSTORE_LOG_LEVEL', fallback: 'info', argument: 'level', help: 'fatal, error, warn, info, debug, trace or silent' },
   bodyLimit: { flag: '--body-limit', env: 'PLANTSTORE_BODY_LIMIT', fallback: '65536', argument: 'bytes', help: 'largest request body' },
+  batchBodyLimit: { flag: '--batch-body-limit', env: 'PLANTSTORE_BATCH_BODY_LIMIT', fallback: '1048576', argument: 'bytes', help: 'largest POST /batch body' },
+  idempotencyRetention: { flag: '--idempotency-retention', env: 'PLANTSTORE_IDEMPOTENCY_RETENTION', fallback: '24h', argument: 'duration', help: 'how long an Idempotency-Key keeps its answer for a retry' },
   sqliteSynchronous: { flag: '--sqlite-synchronous', env: 'PLANTSTORE_SQLITE_SYNCHRONOUS', fallback: 'FULL', argument: 'mode', help: 'SQLite synchronous pragma: FULL, EXTRA, NORMAL or OFF' },
   readCacheSize: { flag: '--read-cache-size', env: 'PLANTSTORE_READ_CACHE_SIZE', fallback: '8388608', argument: 'bytes', help: 'memory for cached reads, list pages and single plants, on SQLite (0: none)' },
   tokenCacheSize: { flag: '--token-cache-size', env: 'PLANTSTORE_TOKEN_CACHE_SIZE', fallback: '1048576', argument: 'bytes', help: 'memory for cached token lookups' },

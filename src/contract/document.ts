@@ -15,6 +15,8 @@ export interface Operation {
   scope: string | undefined
   /** Whether a stream ticket (`?ticket=`, security scheme streamTicket) may stand in for the bearer token. */
   acceptsTicket: boolean
+  /** The media type its body is sent in (the document's first), when it takes one. */
+  contentType: string | undefined
   schema: {
     body?: JsonSchema
     params?: JsonSchema
@@ -63,14 +65,16 @@ function operationsOf (doc: Record<string, any>): Operation[] {
         const schema = res.content?.['application/json']?.schema
         if (schema !== undefined) response[status] = schema
       }
+      const [contentType, media] = Object.entries(op.requestBody?.content ?? {})[0] as [string, { schema?: JsonSchema }] | [] ?? []
       operations.push({
         operationId: op.operationId,
         method: method.toUpperCase() as Operation['method'],
         url: path.replace(/\{(\w+)\}/g, ':$1'),
         scope: op['x-plantstore-scope'],
         acceptsTicket: (op.security ?? []).some((requirement: Record<string, unknown>) => 'streamTicket' in requirement),
+        contentType,
         schema: {
-          body: op.requestBody?.content?.['application/json']?.schema,
+          body: media?.schema,
           params: objectOf(parameters, 'path'),
           querystring: objectOf(parameters, 'query'),
           response
@@ -91,7 +95,7 @@ export function operation (operationId: string) {
   return {
     method: found.method,
     url: found.url,
-    config: { scope: found.scope, acceptsTicket: found.acceptsTicket },
+    config: { scope: found.scope, acceptsTicket: found.acceptsTicket, contentType: found.contentType },
     schema: {
       ...(body && { body }),
       ...(params && { params }),

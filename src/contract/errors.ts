@@ -51,9 +51,10 @@ export class MisdirectedRequest extends ApiError {
     super(421, 1001, `headers/host ${JSON.stringify(host)} is not a name this server answers to; it listens on loopback and answers loopback names and --public-url's host only`)
   }
 }
-export const UnsupportedMediaType = apiError('UnsupportedMediaType', 1002, 415, 'a body is present and its content type is not `application/json`', 'content type %s is not supported; send application/json')
+export const UnsupportedMediaType = apiError('UnsupportedMediaType', 1002, 415, 'a body is present and its content type is not the operation\'s (`application/json`; `application/merge-patch+json` for PATCH of a plant)', 'content type %s is not supported; send %s')
 export const BodyTooLarge = apiError('BodyTooLarge', 1003, 413, 'body larger than the limit (64 KiB by default); also 431 for headers over 16 KiB', 'body is larger than the limit of %d bytes')
 export const WebhookUrlRefused = apiError('WebhookUrlRefused', 1004, 400, 'webhook URL refused: not http(s), or its host is or resolves to an address that is not public', 'webhook URL refused: %s')
+export const IdempotencyKeyReused = apiError('IdempotencyKeyReused', 1005, 422, 'this `Idempotency-Key` was used with another request (method, path, `If-Match` or body)', 'Idempotency-Key %s was used with another request; send a new key for a new request')
 export const MissingCredentials = apiError('MissingCredentials', 2000, 401, 'no bearer credentials (missing header, other scheme)', 'bearer token required', {
   'www-authenticate': 'Bearer realm="plantstore"'
 })
@@ -83,6 +84,7 @@ export class MethodNotAllowed extends ApiError {
     super(405, 3003, `${method} is not allowed on ${path}; it allows ${allowed.join(', ')}`, { allow: allowed.join(', ') })
   }
 }
+export const IdempotencyKeyInFlight = apiError('IdempotencyKeyInFlight', 3005, 409, 'a request with this `Idempotency-Key` is still running; retry once it has answered', 'a request with Idempotency-Key %s is still running; retry once it has answered', { 'retry-after': '1' })
 row('TooManyRequests', 4000, 429, 'too many requests (`Retry-After` set)')
 export class TooManyRequests extends ApiError {
   override name = 'TooManyRequests'

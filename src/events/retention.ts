@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { EventStore, TokenStore, WebhookStore } from '../store/store.js'
+import type { EventStore, PlantStore, TokenStore, WebhookStore } from '../store/store.js'
 
 // Small batches, each its own short transaction, with a pause between: writes never wait long.
 const BATCH = 500
@@ -21,16 +21,16 @@ export interface RetentionSettings {
  * The event log's retention, in the background: every `everyMs`, the oldest events past the retention
  * go, batch by batch; then the webhook delivery records delivered
  * or given up longer ago (never a pending one; those of a subscription disabled that long are given
- * up); then the tokens revoked or expired longer than the token retention ago. On several instances each runs it; the deletes are idempotent, so they only share the work.
+ * up); then the tokens revoked or expired longer than the token retention ago; then expired Idempotency-Keys. On several instances each runs it; the deletes are idempotent, so they only share the work.
  */
 export class Retention {
-  readonly #store: { events: EventStore, webhooks: WebhookStore, tokens: TokenStore }
+  readonly #store: { events: EventStore, webhooks: WebhookStore, tokens: TokenStore, plants: PlantStore }
   readonly #settings: RetentionSettings
   #timer: NodeJS.Timeout | undefined
   #running: Promise<void> | undefined
   #stopped = false
 
-  constructor (store: { events: EventStore, webhooks: WebhookStore, tokens: TokenStore }, settings: RetentionSettings) {
+  constructor (store: { events: EventStore, webhooks: WebhookStore, tokens: TokenStore, plants: PlantStore }, settings: RetentionSettings) {
     this.#store = store
     this.#settings = settings
   }
@@ -59,6 +59,8 @@ export class Retention {
       }
       const tokensBefore = Date.now() - this.#settings.tokenRetentionMs
       while (!this.#stopped && await this.#store.tokens.purgeEnded(tokensBefore, BATCH) === BATCH) await sleep(PAUSE_MS)
+      // Idempotency-Keys carry their own expiry (--idempotency-retention).
+      while (!this.#stopped && await this.#store.plants.purgeKeys(Date.now(), BATCH) === BATCH) await sleep(PAUSE_MS)
     } catch (error) {
       this.#settings.onError?.(error)
     }

@@ -108,7 +108,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}) {
   await app.register(docs, { publicUrl: config.publicUrl })
   await app.register(metricsRoutes, { metrics, settings: config.metrics, failures })
   await app.register(operationsRoutes, { publicUrl: config.publicUrl })
-  await app.register(plantRoutes, { readCacheBytes: config.caches.readBytes })
+  await app.register(plantRoutes, { readCacheBytes: config.caches.readBytes, batchBodyLimit: config.batchBodyLimit, idempotencyRetentionMs: config.idempotencyRetentionMs })
   await app.register(eventRoutes, { maxStreams: config.events.maxStreams, maxStreamsPerToken: config.events.maxStreamsPerToken, ticketLifetimeMs: config.events.ticketLifetimeMs, logLevel: config.logLevel })
   await app.register(webhookRoutes, { allowPrivate: config.webhooks.allowPrivate, maxPerOwner: config.webhooks.maxPerOwner })
   await app.register(tokenRoutes)

@@ -13,12 +13,15 @@ import { InvalidJson } from '../contract/errors.js'
 export default fp<{ bodyLimit: number }>(async (app, { bodyLimit }) => {
   app.setValidatorCompiler(validatorCompiler)
   app.removeAllContentTypeParsers()
-  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, (_request, text, done) => {
-    if (text === '') return done(null, undefined)
-    try {
-      done(null, parseExactJson(text as string))
-    } catch (error) {
-      done(new InvalidJson((error as Error).message), undefined)
-    }
-  })
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, parseJsonBody)
 }, { name: 'contract' })
+
+/** A JSON body (of any JSON media type) parsed exactly; no text is no body. */
+export function parseJsonBody (_request: unknown, text: string | Buffer, done: (error: Error | null, body?: unknown) => void) {
+  if (text === '') return done(null, undefined)
+  try {
+    done(null, parseExactJson(text as string))
+  } catch (error) {
+    done(new InvalidJson((error as Error).message), undefined)
+  }
+}

@@ -23,7 +23,7 @@ export function toApiError (error: unknown, request: FastifyRequest): ApiError {
   }
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new UnsupportedMediaType(JSON.stringify(request.headers['content-type'] ?? ''))
+      return new UnsupportedMediaType(JSON.stringify(request.headers['content-type'] ?? ''), (request.routeOptions.config as { contentType?: string }).contentType ?? 'application/json')
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new BodyTooLarge(request.routeOptions.bodyLimit)
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':

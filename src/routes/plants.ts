@@ -9,6 +9,8 @@ import { cursorAfter, readCursor } from './plant-cursor.js'
 import { parsedFilter } from './query-filter.js'
 import type { CursorQuery } from './plant-cursor.js'
 import { ReadCache } from './read-cache.js'
+import { idempotencyKey, KeyedWrites } from './idempotency.js'
+import plantWriteRoutes from './plant-writes.js'
 
 // Shapes as validated against the document: ids are exact bigints (see contract/validators.ts).
 interface PlantBody { id?: bigint, name: string, tag?: string }
@@ -46,8 +48,12 @@ function written (outcome: WriteOutcome, id: bigint, ifMatchHeader: string | und
   return outcome
 }
 
-export default async function plantRoutes (app: FastifyInstance, { readCacheBytes }: { readCacheBytes: number }) {
+export interface PlantRouteSettings { readCacheBytes: number, batchBodyLimit: number, idempotencyRetentionMs: number }
+
+export default async function plantRoutes (app: FastifyInstance, { readCacheBytes, batchBodyLimit, idempotencyRetentionMs }: PlantRouteSettings) {
   const { store } = app
+  const writes = new KeyedWrites(store.plants)
+  await app.register(plantWriteRoutes, { batchBodyLimit, idempotencyRetentionMs, writes })
   // Pages and single plants, each under a key of its own kind: a page's is a JSON array, a plant's `plant <id>`.
   const answers = new ReadCache(readCacheBytes)
 
@@ -145,6 +151,11 @@ export default async function plantRoutes (app: FastifyInstance, { readCacheByte
     handler: async (request, reply) => {
       const { id } = request.params as IdParams
       const header = request.headers['if-match']
+      const key = idempotencyKey(request, idempotencyRetentionMs)
+      if (key !== undefined) {
+        const remove = { op: 'delete' as const, id, ...(header !== undefined && { precondition: header }) }
+        return writes.send({ operations: [remove], answer: 'single', key }, reply)
+      }
       written(await store.plants.delete(id, header), id, header)
       return reply.code(204).send()
     }

@@ -52,7 +52,10 @@ export function announcingPlants (plants: PlantStore, commits: Commits): PlantSt
     replace: (plant, precondition) => announced(commits, plants.replace(plant, precondition),
       (outcome) => outcome.kind === 'done' ? { kind: 'plants', deliveriesWaiting: outcome.enqueued } : undefined),
     delete: (id, precondition) => announced(commits, plants.delete(id, precondition),
-      (outcome) => outcome.kind === 'done' ? { kind: 'plants', deliveriesWaiting: outcome.enqueued } : undefined)
+      (outcome) => outcome.kind === 'done' ? { kind: 'plants', deliveriesWaiting: outcome.enqueued } : undefined),
+    purgeKeys: (now, max) => plants.purgeKeys(now, max),
+    write: (request) => announced(commits, plants.write(request),
+      (response) => response.kind === 'answered' && response.written ? { kind: 'plants', deliveriesWaiting: response.enqueued } : undefined)
   }
 }
 

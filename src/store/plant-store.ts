@@ -2,6 +2,8 @@ import { INT64_MAX, INT64_MIN } from '../contract/int64.js'
 import type { Filter } from '../contract/filter.js'
 import type { Plant } from '../contract/plant.js'
 import type { DeliveryHandoff } from './delivery-handoff.js'
+import type { PlantPatch } from '../contract/plant-patch.js'
+import type { WriteAnswer } from '../contract/write-answers.js'
 
 export type { Plant, PlantRow } from '../contract/plant.js'
 
@@ -30,6 +32,38 @@ export type WriteOutcome =
  * checked inside the write's transaction. Data, so that it crosses to SQLite's writer thread.
  */
 export type Precondition = string
+
+/** One write of a request to `write` (PATCH, a keyed DELETE, each operation of POST /batch): plain data. */
+export type PlantOperation =
+  | { op: 'create', plant: Plant }
+  | { op: 'replace', plant: Plant, precondition?: Precondition }
+  | { op: 'patch', id: bigint, patch: PlantPatch, precondition?: Precondition }
+  | { op: 'delete', id: bigint, precondition?: Precondition }
+
+/** An Idempotency-Key as kept: its owner (Principal.key), the key, the request's hash, and when it expires. */
+export interface IdempotencyKey { owner: string, key: string, hash: string, expiresAt: number }
+
+/**
+ * Writes in one transaction, all or nothing: a batch answered by batchAnswer, or one operation answered
+ * by singleAnswer (contract/write-answers.ts). With a key, the answer is kept in the same transaction,
+ * and a request whose key is kept is answered from it.
+ */
+export interface WriteRequest {
+  operations: PlantOperation[]
+  answer: 'batch' | 'single'
+  key?: IdempotencyKey
+  trace?: string
+}
+
+/**
+ * A write request's answer (`replayed`: the one kept for its key; `written`: events were written,
+ * `enqueued`: webhook deliveries wait), or why its key refused it: kept for another request, or held
+ * by a request still running (on PostgreSQL, in another instance).
+ */
+export type WriteResponse =
+  | { kind: 'answered', answer: WriteAnswer, replayed: boolean, written: boolean, enqueued: boolean }
+  | { kind: 'key-reused' }
+  | { kind: 'key-in-flight' }
 
 /** The orders a list can take; ties are broken by id in the same direction. */
 export const PLANT_ORDERS = ['id', 'id desc', 'name', 'name desc'] as const
@@ -87,6 +121,10 @@ export interface PlantStore {
   replace (plant: Plant, precondition?: Precondition): Promise<WriteOutcome>
   /** Deletes a plant, atomically with the precondition check; `done` carries the deleted plant. */
   delete (id: bigint, precondition?: Precondition): Promise<WriteOutcome>
+  /** Applies a request's operations in order in one transaction, all or nothing (see WriteRequest). */
+  write (request: WriteRequest): Promise<WriteResponse>
+  /** Deletes up to `max` Idempotency-Keys expired at `now`; answers how many went. */
+  purgeKeys (now: number, max: number): Promise<number>
   /**
    * From now on, creates hand the deliveries they write to this dispatcher, claimed for it, where it
    * takes them (DeliveryHandoff). A store that leaves every delivery to claims does nothing here.

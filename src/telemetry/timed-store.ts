@@ -37,6 +37,8 @@ export function instrumentStore (store: Store, metrics: Metrics, tracing?: Traci
     get: time('plants.get', (id) => p.get(id)),
     replace: time('plants.replace', (plant, precondition) => p.replace(plant, precondition)),
     delete: time('plants.delete', (id, precondition) => p.delete(id, precondition)),
+    write: time('plants.write', (request) => p.write(request)),
+    purgeKeys: time('plants.purgeKeys', (now, max) => p.purgeKeys(now, max)),
     handOff: (handoff) => { p.handOff(handoff) }
   }
   const tokens: TokenStore = {

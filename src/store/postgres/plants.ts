@@ -4,7 +4,7 @@ import { GroupCommit } from '../group-commit.js'
 import { plantOfRow } from '../../contract/plant.js'
 import type { PlantRow } from '../../contract/plant.js'
 import { isPlainList, keysetStart, sameOrConflict } from '../store.js'
-import type { CreateOutcome, DeliveryHandoff, Plant, PlantPage, PlantQuery, PlantStore, Precondition, WriteOutcome } from '../store.js'
+import type { CreateOutcome, DeliveryHandoff, Plant, PlantPage, PlantQuery, PlantStore, Precondition, WriteOutcome, WriteRequest } from '../store.js'
 import { listSql } from '../plant-list-sql.js'
 import type { SearchSql } from '../plant-list-sql.js'
 import { traceOrigin } from '../../lib/trace-context.js'
@@ -12,6 +12,7 @@ import { createBatchParams, createBatchSql, outcomeOf } from './create-batch.js'
 import type { BatchRow, PendingCreate } from './create-batch.js'
 import { LOG_POSITION_SQL, record } from './outbox.js'
 import type { PostgresDatabase } from './database.js'
+import { writeRequest } from './write-requests.js'
 
 const POSITION_SQL = `SELECT (${LOG_POSITION_SQL}) AS position`
 
@@ -165,6 +166,15 @@ export class PostgresPlants implements PlantStore {
       await client.query('DELETE FROM plants WHERE id = $1', [id.toString()])
       return { plant: current, enqueued: await record(client, [{ type: 'plant.deleted', plant: current, trace }], Date.now()) }
     })
+  }
+
+  async purgeKeys (now: number, max: number) {
+    return (await this.#db.query(`DELETE FROM idempotency_keys WHERE (owner, key) IN (
+      SELECT owner, key FROM idempotency_keys WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2) RETURNING 1`, [now, max], 'plants.purge-keys')).length
+  }
+
+  async write (request: WriteRequest) {
+    return writeRequest(this.#db, { ...request, trace: traceOrigin() })
   }
 
   /** Reads the plant FOR UPDATE, checks the precondition and writes, in one transaction. */

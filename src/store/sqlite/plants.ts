@@ -4,7 +4,7 @@ import { plantOfRow } from '../../contract/plant.js'
 import type { PlantRow } from '../../contract/plant.js'
 import { traceOrigin } from '../../lib/trace-context.js'
 import { isPlainList, keysetStart } from '../store.js'
-import type { CreateOutcome, Plant, PlantPage, PlantQuery, PlantStore, Precondition, WriteOutcome } from '../store.js'
+import type { CreateOutcome, Plant, PlantPage, PlantQuery, PlantStore, Precondition, WriteOutcome, WriteRequest, WriteResponse } from '../store.js'
 import { guard, opaqueInteger } from './connection.js'
 import { LOG_POSITION_SQL } from './outbox.js'
 import { plantPages } from './plant-pages.js'
@@ -80,6 +80,19 @@ export class SqlitePlants implements PlantStore {
 
   async delete (id: bigint, precondition?: Precondition) {
     return this.#write({ op: 'delete', id, ...this.#extras(precondition) })
+  }
+
+  async write (request: WriteRequest): Promise<WriteResponse> {
+    const trace = traceOrigin()
+    try {
+      return await this.#writes.submit({ op: 'write', request: trace === undefined ? request : { ...request, trace } }) as WriteResponse
+    } finally {
+      this.#localWrites++
+    }
+  }
+
+  async purgeKeys (now: number, max: number) {
+    return await this.#writes.submit({ op: 'purgeKeys', now, max }) as number
   }
 
   #extras (precondition: Precondition | undefined) {

@@ -3,7 +3,7 @@ import { plantOfRow } from '../../contract/plant.js'
 import type { PlantRow } from '../../contract/plant.js'
 import type { DeliveryRow } from '../rows.js'
 import { sameOrConflict } from '../store.js'
-import type { CreateOutcome, Plant, Subscription, TokenRecord, WriteOutcome } from '../store.js'
+import type { CreateOutcome, Plant, Subscription, TokenRecord, WriteOutcome, WriteRequest, WriteResponse } from '../store.js'
 import { prepareTokenWrites } from './token-writes.js'
 import type { TokenWrites } from './token-writes.js'
 import { prepareSubscriptionWrites } from './subscription-writes.js'
@@ -12,6 +12,7 @@ import { preparePlantJobs } from './plant-jobs.js'
 import type { PlantJob } from './plant-jobs.js'
 import type { SqliteSynchronous } from './connection.js'
 import { preparePrune } from './prune.js'
+import { prepareWriteRequests } from './write-requests.js'
 import { prepareOutbox } from './outbox.js'
 import { prepareDeliveryJobs } from './delivery-jobs.js'
 import type { DeliveryJob } from './delivery-jobs.js'
@@ -24,6 +25,8 @@ import type { DeliveryJob } from './delivery-jobs.js'
 export type WriteJob =
   | { op: 'create', plant: Plant, trace?: string }
   | PlantJob
+  | { op: 'write', request: WriteRequest }
+  | { op: 'purgeKeys', now: number, max: number }
   | { op: 'tokens', call: CallOf<TokenWrites> }
   | { op: 'subscriptions', call: CallOf<SubscriptionWrites> }
   | DeliveryJob
@@ -35,7 +38,7 @@ export type CreateResult = { kind: 'created', enqueued: boolean } | { kind: 'rep
 /** A call of one of `W`'s functions, as data: its name and its arguments. */
 export type CallOf<W> = { [K in keyof W]: W[K] extends (...args: infer A) => unknown ? { method: K, args: A } : never }[keyof W]
 
-export type WriteResult = CreateResult | WriteOutcome | TokenRecord | { taken: string } | Subscription | Subscription[] | boolean | undefined | DeliveryRow[] | number | null | { deleted: number, next: number | undefined }
+export type WriteResult = CreateResult | WriteOutcome | WriteResponse | TokenRecord | { taken: string } | Subscription | Subscription[] | boolean | undefined | DeliveryRow[] | number | null | { deleted: number, next: number | undefined }
 
 /** The outcome a create's result stands for. */
 export function createOutcome (plant: Plant, result: CreateResult): CreateOutcome {
@@ -50,7 +53,7 @@ export function createOutcome (plant: Plant, result: CreateResult): CreateOutcom
  * FULL commit fsyncs the WAL, earlier frames included, so creates stay as durable as configured.
  */
 // The jobs whose commit must be as durable as configured: a client's writes, and deletions.
-const DURABLE = new Set<WriteJob['op']>(['create', 'replace', 'delete', 'tokens', 'subscriptions', 'prune', 'pruneDeliveries'])
+const DURABLE = new Set<WriteJob['op']>(['create', 'replace', 'delete', 'write', 'tokens', 'subscriptions', 'prune', 'pruneDeliveries', 'purgeKeys'])
 
 export function createWriteRunner (db: Database.Database, synchronous: SqliteSynchronous): (jobs: WriteJob[]) => WriteResult[] {
   const insertPlant = db.prepare('INSERT INTO plants (id, name, tag, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING')
@@ -59,6 +62,7 @@ export function createWriteRunner (db: Database.Database, synchronous: SqliteSyn
   const deliveries = prepareDeliveryJobs(db)
   const prune = preparePrune(db)
   const plantJob = preparePlantJobs(db, outbox)
+  const writeRequest = prepareWriteRequests(db, outbox)
   const tokens = prepareTokenWrites(db)
   const subscriptions = prepareSubscriptionWrites(db)
 
@@ -76,6 +80,10 @@ export function createWriteRunner (db: Database.Database, synchronous: SqliteSyn
       case 'replace':
       case 'delete':
         return plantJob(job, now, subscribed)
+      case 'write':
+        return writeRequest.write(job.request, now, subscribed)
+      case 'purgeKeys':
+        return writeRequest.purgeKeys(job.now, job.max)
       case 'tokens':
         return (tokens[job.call.method] as (...args: unknown[]) => WriteResult)(...job.call.args)
       case 'subscriptions':

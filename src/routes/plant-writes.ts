@@ -1,0 +1,49 @@
+import type { FastifyInstance } from 'fastify'
+import { operation } from '../contract/document.js'
+import { SchemaMismatch } from '../contract/errors.js'
+import { parseJsonBody } from '../http/contract.js'
+import { patchOf, plantOperation } from './batch-operations.js'
+import type { SentOperation } from './batch-operations.js'
+import { idempotencyKey, KeyedWrites } from './idempotency.js'
+
+export interface PlantWriteSettings {
+  batchBodyLimit: number
+  idempotencyRetentionMs: number
+  /** Runs the writes (shared with the keyed DELETE of routes/plants.ts, so one key is one request at a time). */
+  writes: KeyedWrites
+}
+
+/** PATCH /plants/{id} (JSON Merge Patch) and POST /batch: writes through the store's write requests. */
+export default async function plantWriteRoutes (app: FastifyInstance, settings: PlantWriteSettings) {
+  const { writes, idempotencyRetentionMs } = settings
+
+  app.route({
+    ...operation('batchWrite'),
+    bodyLimit: settings.batchBodyLimit,
+    handler: async (request, reply) => {
+      const key = idempotencyKey(request, idempotencyRetentionMs)
+      const sent = (request.body as { operations: SentOperation[] }).operations
+      const operations = sent.map(plantOperation)
+      return writes.send({ operations, answer: 'batch', ...(key !== undefined && { key }) }, reply)
+    }
+  })
+
+  // PATCH takes application/merge-patch+json only: the parser lives in this context of its own, so
+  // application/json is 415 here (naming the type to send) and merge-patch is 415 everywhere else.
+  await app.register(async (patchContext) => {
+    patchContext.removeAllContentTypeParsers()
+    patchContext.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, parseJsonBody)
+    patchContext.route({
+      ...operation('patchPlant'),
+      handler: async (request, reply) => {
+        const { id } = request.params as { id: bigint }
+        const body = request.body as Record<string, unknown>
+        if (body.id !== undefined && body.id !== id) throw new SchemaMismatch(`body/id ${String(body.id)} must equal the id in the path, ${id}`)
+        const key = idempotencyKey(request, idempotencyRetentionMs)
+        const ifMatch = request.headers['if-match']
+        const patch = { op: 'patch' as const, id, patch: patchOf(body), ...(ifMatch !== undefined && { precondition: ifMatch }) }
+        return writes.send({ operations: [patch], answer: 'single', ...(key !== undefined && { key }) }, reply)
+      }
+    })
+  })
+}

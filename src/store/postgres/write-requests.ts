@@ -1,0 +1,88 @@
+import type { PoolClient } from 'pg'
+import type { PlantChange } from '../../contract/events.js'
+import { plantOfRow } from '../../contract/plant.js'
+import type { PlantRow } from '../../contract/plant.js'
+import { batchAnswer, singleAnswer } from '../../contract/write-answers.js'
+import type { OperationOutcome, WriteAnswer } from '../../contract/write-answers.js'
+import { decide, failed, operationId } from '../plant-operations.js'
+import type { PlantOperation, WriteRequest, WriteResponse } from '../store.js'
+import type { PostgresDatabase } from './database.js'
+import { record } from './outbox.js'
+
+/** A failed request without a key: thrown out of its transaction, so that everything it wrote rolls back. */
+class RolledBack extends Error {
+  constructor (readonly outcomes: OperationOutcome[]) { super('rolled back') }
+}
+
+interface KeptAnswer { request_hash: string, status: number, body: string | null, etag: string | null }
+
+// Keys held by running requests, across instances: a transaction-level advisory lock in a class of its
+// own (the event log's lock is a single-key one).
+const KEY_LOCK_SQL = 'SELECT pg_try_advisory_xact_lock(7268002, hashtext($1)) AS locked'
+const KEPT_SQL = 'SELECT request_hash, status, body, etag FROM idempotency_keys WHERE owner = $1 AND key = $2 AND expires_at > $3'
+const KEEP_SQL = `INSERT INTO idempotency_keys (owner, key, request_hash, status, body, etag, created_at, expires_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (owner, key) DO UPDATE SET request_hash = excluded.request_hash,
+  status = excluded.status, body = excluded.body, etag = excluded.etag, created_at = excluded.created_at, expires_at = excluded.expires_at`
+
+/** One operation: the plant read FOR UPDATE (a create inserts first), decided, and its change written. */
+async function apply (client: PoolClient, operation: PlantOperation, trace: string | undefined, now: number) {
+  if (operation.op === 'create') {
+    const { plant } = operation
+    const inserted = await client.query('INSERT INTO plants (id, name, tag, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING',
+      [plant.id.toString(), plant.name, plant.tag ?? null, now])
+    if (inserted.rowCount === 1) return decide(operation, undefined, trace)
+  }
+  const { rows: [row] } = await client.query<PlantRow>('SELECT id, name, tag FROM plants WHERE id = $1 FOR UPDATE', [operationId(operation).toString()])
+  // A create whose id another transaction deleted between our insert and our read: as a conflict, rare.
+  if (row === undefined && operation.op === 'create') return { outcome: { kind: 'conflict' as const, plant: operation.plant } }
+  const decided = decide(operation, row === undefined ? undefined : plantOfRow(row), trace)
+  const change = decided.change
+  if (change?.type === 'plant.updated') await client.query('UPDATE plants SET name = $1, tag = $2 WHERE id = $3', [change.plant.name, change.plant.tag ?? null, change.plant.id.toString()])
+  if (change?.type === 'plant.deleted') await client.query('DELETE FROM plants WHERE id = $1', [change.plant.id.toString()])
+  return decided
+}
+
+/**
+ * PATCH, keyed DELETE and POST /batch on PostgreSQL: one transaction, the operations in order, their
+ * events appended together at the end (consecutive sequences, the log's lock held shortest). With a key:
+ * its lock first (held by another running request: key-in-flight), its kept answer, and the operations
+ * under a savepoint, so that a failure still keeps its answer.
+ */
+export async function writeRequest (db: PostgresDatabase, request: WriteRequest): Promise<WriteResponse> {
+  const { key } = request
+  try {
+    return await db.transaction(async (client): Promise<WriteResponse> => {
+      const now = Date.now()
+      if (key !== undefined) {
+        const { rows: [lock] } = await client.query<{ locked: boolean }>(KEY_LOCK_SQL, [`${key.owner}\n${key.key}`])
+        if (lock?.locked !== true) return { kind: 'key-in-flight' }
+        const { rows: [found] } = await client.query<KeptAnswer>(KEPT_SQL, [key.owner, key.key, now])
+        if (found !== undefined) {
+          if (found.request_hash !== key.hash) return { kind: 'key-reused' }
+          const answer: WriteAnswer = { status: Number(found.status), ...(found.body !== null && { body: found.body }), ...(found.etag !== null && { etag: found.etag }) }
+          return { kind: 'answered', answer, replayed: true, written: false, enqueued: false }
+        }
+        await client.query('SAVEPOINT operations')
+      }
+      const outcomes: OperationOutcome[] = []
+      const changes: PlantChange[] = []
+      for (const operation of request.operations) {
+        const { outcome, change } = await apply(client, operation, request.trace, now)
+        outcomes.push(outcome)
+        if (change !== undefined) changes.push(change)
+        if (failed(outcome)) break
+      }
+      const rolledBack = failed(outcomes.at(-1)!)
+      if (rolledBack && key === undefined) throw new RolledBack(outcomes)
+      if (rolledBack) await client.query('ROLLBACK TO SAVEPOINT operations')
+      const enqueued = !rolledBack && await record(client, changes, now)
+      const answer = request.answer === 'batch' ? batchAnswer(outcomes) : singleAnswer(outcomes[0]!)
+      if (key !== undefined) await client.query(KEEP_SQL, [key.owner, key.key, key.hash, answer.status, answer.body ?? null, answer.etag ?? null, now, key.expiresAt])
+      return { kind: 'answered', answer, replayed: false, written: !rolledBack && changes.length > 0, enqueued }
+    })
+  } catch (error) {
+    if (!(error instanceof RolledBack)) throw error
+    const answer = request.answer === 'batch' ? batchAnswer(error.outcomes) : singleAnswer(error.outcomes[0]!)
+    return { kind: 'answered', answer, replayed: false, written: false, enqueued: false }
+  }
+}
