@@ -76,3 +76,52 @@ test('the typed client manages webhook subscriptions: create, list, rotate, deli
   await client.deleteWebhook(created.id)
   await assert.rejects(client.getWebhook(created.id), (error: unknown) => error instanceof PlantStoreError && error.status === 404)
 })
+
+test('the typed client patches and batches, and retries a lost answer under one key: exactly once', async (t) => {
+  const app = await build(t)
+  const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 })
+  const token = await createToken(app)
+  const client = createPlantStoreClient({ baseUrl, token })
+  await client.createPlant({ id: 1, name: 'Fern', tag: 'shade' })
+  const patched = await client.patchPlant(1, { tag: null })
+  assert.deepEqual(patched.plant, { id: 1n, name: 'Fern' })
+  assert.equal(patched.etag, (await client.getPlant(1)).etag)
+  await assert.rejects(client.patchPlant(1, { name: 'Stale' }, { ifMatch: '"stale"' }),
+    (error: unknown) => error instanceof PlantStoreError && error.status === 412)
+
+  const results = await client.batch([
+    { op: 'create', plant: { id: 9223372036854775807n, name: 'Edge' } },
+    { op: 'patch', id: 9223372036854775807n, patch: { tag: 'int64' } },
+    { op: 'replace', id: 1, content: { name: 'Boston fern' }, ifMatch: patched.etag },
+    { op: 'delete', id: 1 }
+  ])
+  assert.deepEqual(results, [
+    { status: 200, plant: { id: 9223372036854775807n, name: 'Edge' } },
+    { status: 200, plant: { id: 9223372036854775807n, name: 'Edge', tag: 'int64' } },
+    { status: 200, plant: { id: 1n, name: 'Boston fern' } },
+    { status: 204 }
+  ])
+  await assert.rejects(client.batch([{ op: 'create', plant: { id: 2, name: 'Ivy' } }, { op: 'delete', id: 1 }]),
+    (error: unknown) => error instanceof PlantStoreError && error.status === 404 && error.message === 'operations/1: plant 1 not found')
+  assert.deepEqual((await client.listPlants()).plants.map((plant) => plant.id), [9223372036854775807n], 'the failed batch wrote nothing')
+
+  // A network that loses the first answer (after the server committed), and one that answers 503 once.
+  let lost = 0
+  const losing: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init)
+    if (lost++ === 0) throw new TypeError('fetch failed: the answer was lost')
+    return response
+  }
+  const flaky = createPlantStoreClient({ baseUrl, token, fetch: losing })
+  const before = (await client.listPlants()).position!
+  const retried = await flaky.batch([{ op: 'create', plant: { id: 3, name: 'Sage' } }, { op: 'delete', id: 9223372036854775807n }])
+  assert.deepEqual(retried, [{ status: 200, plant: { id: 3n, name: 'Sage' } }, { status: 204 }], 'the retry got the first answer, not a 404')
+  assert.equal(lost, 2)
+  assert.equal((await client.listPlants()).position, before + 2n, 'two events: the batch ran once')
+  let busy = 0
+  const unavailable: typeof fetch = async (input, init) => busy++ === 0
+    ? new Response('{"error":5001,"message":"storage unavailable"}', { status: 503 })
+    : fetch(input, init)
+  await createPlantStoreClient({ baseUrl, token, fetch: unavailable }).deletePlant(3)
+  assert.equal(busy, 2)
+})

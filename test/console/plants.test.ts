@@ -40,11 +40,14 @@ test('Plants: create an id above 2^53, see every digit, edit through a conflict,
     method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{"name":"Monstera deliciosa","tag":"tropical"}'
   })
   assert.equal(put.status, 200)
+  const writes: string[] = []
+  page.on('request', (request) => { if (request.url().includes('/plants/')) writes.push(request.method()) })
   await page.getByRole('button', { name: 'Save' }).click()
   await page.getByRole('alert').filter({ hasText: 'Monstera deliciosa' }).waitFor()
   assert.equal(await page.locator('p.announcement').textContent(), '', 'no earlier message beside the conflict')
   await page.getByRole('button', { name: 'Overwrite with mine' }).click()
   await page.locator('tr[data-id="9223372036854775807"] td', { hasText: 'Swiss cheese plant' }).waitFor()
+  assert.deepEqual(writes.filter((method) => method !== 'GET'), ['PATCH', 'PATCH'], 'the editor sends merge patches')
 
   // Delete asks first.
   await page.locator('tr[data-id="7"]').getByRole('button', { name: 'Delete' }).click()

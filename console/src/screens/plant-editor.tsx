@@ -6,8 +6,9 @@ import { statusOf } from '../session.js'
 interface Loaded { plant: Plant, etag: string }
 
 /**
- * Edits one plant with If-Match: when someone changed it meanwhile (412), the current version is shown
- * beside the person's, who chooses to overwrite it or keep it.
+ * Edits one plant with a merge patch of what the person changed, under If-Match: when someone changed
+ * it meanwhile (412), the current version is shown beside the person's, who chooses to overwrite it
+ * (both fields) or keep it.
  */
 export function PlantEditor ({ id, onClose }: { id: bigint, onClose: () => void }) {
   const { client, fail, announce } = useConsole()
@@ -21,9 +22,13 @@ export function PlantEditor ({ id, onClose }: { id: bigint, onClose: () => void 
     client.getPlant(id).then((current) => { setLoaded(current); setName(current.plant.name); setTag(current.plant.tag ?? '') }, fail)
   }, [id])
 
-  const save = async (etag: string) => {
+  const save = async (etag: string, overwrite = false) => {
+    const wanted = { name, tag: tag === '' ? null : tag }
+    const patch = overwrite || loaded === null
+      ? wanted
+      : { ...(name !== loaded.plant.name && { name }), ...(wanted.tag !== (loaded.plant.tag ?? null) && { tag: wanted.tag }) }
     try {
-      await client.replacePlant(id, { name, ...(tag !== '' && { tag }) }, { ifMatch: etag })
+      await client.patchPlant(id, patch, { ifMatch: etag })
       announce(`Saved plant ${id}.`)
       onClose()
     } catch (error) {
@@ -47,7 +52,7 @@ export function PlantEditor ({ id, onClose }: { id: bigint, onClose: () => void 
           <div class='conflict' role='alert'>
             <p>Someone changed this plant since you opened it. It is now: <strong>{conflict.plant.name}</strong>{conflict.plant.tag !== undefined && ` (tag ${conflict.plant.tag})`}.</p>
             <div class='actions'>
-              <button type='button' onClick={() => save(conflict.etag)}>Overwrite with mine</button>
+              <button type='button' onClick={() => save(conflict.etag, true)}>Overwrite with mine</button>
               <button type='button' class='secondary' onClick={() => { announce(`Kept the current version of plant ${id}.`); onClose() }}>Keep theirs</button>
             </div>
           </div>

@@ -49,6 +49,18 @@ export type WebhookDelivery = Omit<Schemas['WebhookDelivery'], 'plantId'> & { pl
 export type Token = Schemas['Token']
 /** The answer to create: the token, shown only there. */
 export type TokenWithSecret = Schemas['TokenWithSecret']
+/** A JSON Merge Patch of a plant: the fields to change; `tag: null` removes the tag. */
+export interface PlantPatch { name?: string, tag?: string | null }
+/** One operation of `batch`, as the request alone would be. */
+export type BatchOperation =
+  | { op: 'create', plant: NewPlant }
+  | { op: 'replace', id: bigint | number, content: PlantContent, ifMatch?: string }
+  | { op: 'patch', id: bigint | number, patch: PlantPatch, ifMatch?: string }
+  | { op: 'delete', id: bigint | number, ifMatch?: string }
+/** One operation's result: its status, and the plant it answers (none for a delete's 204). */
+export interface BatchResult { status: number, plant?: Plant }
+/** Options of the writes that take an Idempotency-Key: one is generated unless given. */
+export interface KeyedOptions { ifMatch?: string, idempotencyKey?: string }
 export interface DeliveryPage { deliveries: WebhookDelivery[], next?: { limit?: number, after?: string } }
 
 /** Any non-2xx answer: the HTTP status, and the Error body's `error` code and `message`. */
@@ -79,6 +91,26 @@ export interface ClientOptions {
   /** A bearer token: `ps_…`, or a JWT when the service accepts them. */
   token: string
   fetch?: typeof globalThis.fetch
+  /**
+   * How many times `batch`, `patchPlant` and `deletePlant` are sent again, with the same
+   * Idempotency-Key, after a network failure, a 503 or a 409 code 3005 (default 3): exactly once, whatever
+   * was lost.
+   */
+  retries?: number
+}
+
+/** Whether a keyed write may be sent again: it may not have run (or its answer is kept for the key). */
+const retryable = (error: unknown) => !(error instanceof PlantStoreError) || error.status === 503 || (error.status === 409 && error.error === 3005)
+
+/** The wire form of a batch operation, ids written digit for digit. */
+function operationJson (operation: BatchOperation): string {
+  const ifMatch = 'ifMatch' in operation && operation.ifMatch !== undefined ? `,"ifMatch":${JSON.stringify(operation.ifMatch)}` : ''
+  switch (operation.op) {
+    case 'create': return `{"method":"POST","path":"/plants","body":${plantBody({ ...operation.plant, id: exactId(operation.plant.id) })}}`
+    case 'replace': return `{"method":"PUT","path":"/plants/${exactId(operation.id)}","body":${JSON.stringify({ name: operation.content.name, tag: operation.content.tag })}${ifMatch}}`
+    case 'patch': return `{"method":"PATCH","path":"/plants/${exactId(operation.id)}","body":${JSON.stringify(operation.patch)}${ifMatch}}`
+    case 'delete': return `{"method":"DELETE","path":"/plants/${exactId(operation.id)}"${ifMatch}}`
+  }
 }
 
 /** JSON whose integers beyond 2^53 come back as `bigint`, every digit kept. */
@@ -123,7 +155,7 @@ function nextQuery (link: string | null): ListQuery | undefined {
   }
 }
 
-export function createPlantStoreClient ({ baseUrl, token, fetch = globalThis.fetch }: ClientOptions) {
+export function createPlantStoreClient ({ baseUrl, token, fetch = globalThis.fetch, retries = 3 }: ClientOptions) {
   const root = baseUrl.replace(/\/+$/, '')
 
   async function call (method: string, path: string, body?: string, headers: Record<string, string> = {}) {
@@ -138,6 +170,19 @@ export function createPlantStoreClient ({ baseUrl, token, fetch = globalThis.fet
   }
 
   const plantPath = (id: bigint | number) => `/plants/${exactId(id)}`
+
+  /** A write under one Idempotency-Key, sent again after a failure that may have lost it (with a growing pause). */
+  async function keyedCall (method: string, path: string, body: string | undefined, headers: Record<string, string>, options: KeyedOptions) {
+    const keyed = { ...headers, 'idempotency-key': options.idempotencyKey ?? globalThis.crypto.randomUUID(), ...(options.ifMatch !== undefined && { 'if-match': options.ifMatch }) }
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await call(method, path, body, keyed)
+      } catch (error) {
+        if (attempt >= retries || !retryable(error)) throw error
+        await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt))
+      }
+    }
+  }
 
   return {
     /** POST /plants: 200 with the stored plant, also for an identical replay; 409 for other content. */
@@ -197,9 +242,29 @@ export function createPlantStoreClient ({ baseUrl, token, fetch = globalThis.fet
       return { plant: toPlant(value), etag: response.headers.get('etag') ?? '' }
     },
 
-    /** DELETE /plants/{id}; with `ifMatch`, only while the plant is unchanged (else 412). */
-    async deletePlant (id: bigint | number, options: { ifMatch?: string } = {}): Promise<void> {
-      await call('DELETE', plantPath(id), undefined, options.ifMatch === undefined ? {} : { 'if-match': options.ifMatch })
+    /**
+     * PATCH /plants/{id} (JSON Merge Patch): changes only the fields given; `tag: null` removes it. With
+     * `ifMatch`, only while the plant is unchanged (else 412). Retried under one Idempotency-Key.
+     */
+    async patchPlant (id: bigint | number, patch: PlantPatch, options: KeyedOptions = {}) {
+      const { response, value } = await keyedCall('PATCH', plantPath(id), JSON.stringify(patch), { 'content-type': 'application/merge-patch+json' }, options)
+      return { plant: toPlant(value), etag: response.headers.get('etag') ?? '' }
+    },
+
+    /** DELETE /plants/{id}; with `ifMatch`, only while the plant is unchanged (else 412). Retried under one Idempotency-Key. */
+    async deletePlant (id: bigint | number, options: KeyedOptions = {}): Promise<void> {
+      await keyedCall('DELETE', plantPath(id), undefined, {}, options)
+    },
+
+    /**
+     * POST /batch: 1 to 1,000 operations in order, all or nothing; each one's result in order. When one
+     * fails, nothing is written and the PlantStoreError names its place (`operations/3: …`). Retried
+     * under one Idempotency-Key.
+     */
+    async batch (operations: BatchOperation[], options: Pick<KeyedOptions, 'idempotencyKey'> = {}): Promise<BatchResult[]> {
+      const { value } = await keyedCall('POST', '/batch', `{"operations":[${operations.map(operationJson).join(',')}]}`, {}, options)
+      return (value as { results: Array<{ status: number, body?: unknown }> }).results
+        .map(({ status, body }) => body === undefined ? { status } : { status, plant: toPlant(body) })
     },
 
     /** POST /webhooks (scope webhooks:manage): subscribes a URL; the secret is shown only in this answer. */
