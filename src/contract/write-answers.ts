@@ -33,11 +33,11 @@ export function errorAnswer (error: ApiError, place = ''): WriteAnswer {
   return { status: error.status, body: JSON.stringify({ error: error.code, message: place + error.message }) }
 }
 
-/** One successful write's answer, as the operation alone gives it: 204 for a delete, else the plant. */
-export function successAnswer (outcome: OperationOutcome): WriteAnswer {
+/** One successful write's answer, as the operation alone gives it: 204 for a delete, else the plant (and, alone, its ETag). */
+export function successAnswer (outcome: OperationOutcome, withEtag = true): WriteAnswer {
   if (outcome.kind === 'deleted') return { status: 204 }
   const { plant } = outcome as { plant: Plant }
-  return { status: 200, body: plantJson(plant), etag: etagOf(plant) }
+  return withEtag ? { status: 200, body: plantJson(plant), etag: etagOf(plant) } : { status: 200, body: plantJson(plant) }
 }
 
 /** A single write's answer (PATCH, DELETE): its success or its error. */
@@ -53,7 +53,7 @@ export function batchAnswer (outcomes: OperationOutcome[]): WriteAnswer {
     if (error !== undefined) return errorAnswer(error, `operations/${i}: `)
   }
   const results = outcomes.map((outcome) => {
-    const { status, body } = successAnswer(outcome)
+    const { status, body } = successAnswer(outcome, false)
     return body === undefined ? `{"status":${status}}` : `{"status":${status},"body":${body}}`
   })
   return { status: 200, body: `{"results":[${results.join(',')}]}` }

@@ -138,6 +138,26 @@ for (const [db, database] of Object.entries(DATABASES)) {
       })
     }
 
+    test('a create repeated in one batch is a replay with the same content and a conflict with another, as across requests', async (t) => {
+      const { send, batch, state } = await setup(t, database)
+      await send('POST', '/plants', { id: 80, name: 'Stored' })
+      const creates = (extra: unknown[]) => [
+        { method: 'POST', path: '/plants', body: { id: 81, name: 'A' } },
+        { method: 'POST', path: '/plants', body: { id: 80, name: 'Stored' } },
+        { method: 'POST', path: '/plants', body: { id: 82, name: 'B' } },
+        { method: 'POST', path: '/plants', body: { id: 81, name: 'A' } },
+        ...extra
+      ]
+      const before = await state()
+      const conflict = await batch(creates([{ method: 'POST', path: '/plants', body: { id: 82, name: 'Not B' } }]))
+      assert.equal(conflict.statusCode, 409)
+      assert.equal(conflict.json().message, 'operations/4: plant 82 exists with different content')
+      assert.deepEqual(await state(), before)
+      const replayed = await batch(creates([]))
+      assert.deepEqual(replayed.json().results.map((result: { body: { id: number } }) => result.body.id), [81, 80, 82, 81])
+      assert.equal((await state()).plants.length, 3)
+    })
+
     test('a conflict and a failed precondition fail the batch with their own status', async (t) => {
       const { send, batch, state } = await setup(t, database)
       await send('POST', '/plants', { id: 30, name: 'Rose' })

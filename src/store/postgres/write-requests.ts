@@ -42,6 +42,46 @@ async function apply (client: PoolClient, operation: PlantOperation, trace: stri
   return decided
 }
 
+const INSERT_RUN_SQL = `INSERT INTO plants (id, name, tag, created_at)
+  SELECT id, name, tag, $4 FROM unnest($1::bigint[], $2::text[], $3::text[]) AS t (id, name, tag) ORDER BY id
+  ON CONFLICT (id) DO NOTHING RETURNING id`
+
+/**
+ * A run of creates of distinct ids in one statement (inserted in id order, as concurrent batches take
+ * their rows, so two never wait on each other in a cycle); those whose id was taken are decided against
+ * the stored plant, read FOR UPDATE. Distinct ids commute, so the outcomes are those of the creates one
+ * by one, in order.
+ */
+async function applyCreates (client: PoolClient, creates: Array<Extract<PlantOperation, { op: 'create' }>>, trace: string | undefined, now: number) {
+  const plants = creates.map((create) => create.plant)
+  const { rows: inserted } = await client.query<{ id: string }>(INSERT_RUN_SQL,
+    [plants.map((plant) => plant.id.toString()), plants.map((plant) => plant.name), plants.map((plant) => plant.tag ?? null), now])
+  const created = new Set(inserted.map((row) => BigInt(row.id)))
+  const taken = plants.filter((plant) => !created.has(plant.id)).map((plant) => plant.id.toString())
+  const stored = taken.length === 0
+    ? new Map<bigint, PlantRow>()
+    : new Map((await client.query<PlantRow>('SELECT id, name, tag FROM plants WHERE id = ANY($1::bigint[]) FOR UPDATE', [taken])).rows.map((row) => [row.id, row]))
+  return creates.map((create) => {
+    if (created.has(create.plant.id)) return decide(create, undefined, trace)
+    const row = stored.get(create.plant.id)
+    // Taken, then deleted by another transaction before our read: as a conflict, rare.
+    return row === undefined ? { outcome: { kind: 'conflict' as const, plant: create.plant } } : decide(create, plantOfRow(row), trace)
+  })
+}
+
+/** The consecutive creates of distinct ids from `from` on (at least the one there, when it is a create). */
+function createRun (operations: PlantOperation[], from: number): Array<Extract<PlantOperation, { op: 'create' }>> {
+  const run: Array<Extract<PlantOperation, { op: 'create' }>> = []
+  const ids = new Set<bigint>()
+  for (let i = from; i < operations.length; i++) {
+    const operation = operations[i]!
+    if (operation.op !== 'create' || ids.has(operation.plant.id)) break
+    ids.add(operation.plant.id)
+    run.push(operation)
+  }
+  return run
+}
+
 /**
  * PATCH, keyed DELETE and POST /batch on PostgreSQL: one transaction, the operations in order, their
  * events appended together at the end (consecutive sequences, the log's lock held shortest). With a key:
@@ -66,11 +106,16 @@ export async function writeRequest (db: PostgresDatabase, request: WriteRequest)
       }
       const outcomes: OperationOutcome[] = []
       const changes: PlantChange[] = []
-      for (const operation of request.operations) {
-        const { outcome, change } = await apply(client, operation, request.trace, now)
-        outcomes.push(outcome)
-        if (change !== undefined) changes.push(change)
-        if (failed(outcome)) break
+      const { operations } = request
+      for (let i = 0; i < operations.length && !(outcomes.length > 0 && failed(outcomes.at(-1)!));) {
+        const run = createRun(operations, i)
+        const decided = run.length > 1 ? await applyCreates(client, run, request.trace, now) : [await apply(client, operations[i]!, request.trace, now)]
+        i += decided.length
+        for (const { outcome, change } of decided) {
+          outcomes.push(outcome)
+          if (change !== undefined) changes.push(change)
+          if (failed(outcome)) break
+        }
       }
       const rolledBack = failed(outcomes.at(-1)!)
       if (rolledBack && key === undefined) throw new RolledBack(outcomes)
