@@ -37,11 +37,13 @@ export interface StoreContents { plants: number, tokens: number, subscriptions: 
 /** A table's row as the driver gives it, by column: integers as bigint, blobs as Buffer. */
 export type Row = Record<string, unknown>
 
-/** Everything but the plants: tokens (their hashes), subscriptions (their secrets), and undelivered events. */
+/** Everything but the plants: tokens (their hashes), subscriptions (their secrets), undelivered events and live Idempotency-Keys. */
 export interface StoreMetadata {
   tokens: Row[]
   subscriptions: Row[]
   deliveries: Row[]
+  /** Keys not yet expired, so that a client's retry after the move is still answered from its key. */
+  idempotencyKeys: Row[]
 }
 
 /** Moving data in and out of a whole store (plantstore export, import, copy and backup). */

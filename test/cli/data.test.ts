@@ -117,6 +117,8 @@ describe('plantstore copy', () => {
         for (const plant of EDGE_PLANTS) await store.plants.create(plant)
         await store.webhooks.addSubscription({ url: 'http://127.0.0.1:9/hook', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', operator: true })
         await store.plants.create({ id: 77n, name: 'after the subscription' })
+        // A live Idempotency-Key (a patch that changes nothing writes no event).
+        await store.plants.write({ operations: [{ op: 'patch', id: 77n, patch: {} }], answer: 'single', key: { owner: 'token:1', key: 'live', hash: 'h', expiresAt: Date.now() + 3_600_000 } })
       })
       const token = (await run(['tokens', 'create', '--name', 'kept', '--scope', 'plants:read', '--database', source])).stdout.trim()
       await run(['tokens', 'create', '--name', 'gone', '--database', source])
@@ -130,6 +132,12 @@ describe('plantstore copy', () => {
       assert.deepEqual(tokens.map((t) => [t.name, t.state, t.scopes.join(' ')]), [['kept', 'active', 'plants:read'], ['gone', 'revoked', 'plants:read plants:write']])
       const pending = await withStore(target, (store) => store.webhooks.listDeliveries({ limit: 10 }))
       assert.deepEqual(pending.map((d) => [d.plantId, d.state, d.url]), [[77n, 'pending', 'http://127.0.0.1:9/hook']])
+      const keyed = (key: string, hash: string) => withStore(target, (store) => store.plants.write({
+        operations: [{ op: 'patch', id: 77n, patch: {} }], answer: 'single', key: { owner: 'token:1', key, hash, expiresAt: Date.now() + 60_000 }
+      }))
+      const replayed = await keyed('live', 'h')
+      assert.ok(replayed.kind === 'answered' && replayed.replayed && replayed.answer.body === '{"name":"after the subscription","id":77}', 'the live key came along')
+      assert.equal((await keyed('live', 'another request')).kind, 'key-reused')
 
       const server = await serve(target)
       const read = await fetch(`${server.url}/plants/9223372036854775807`, { headers: { authorization: `Bearer ${token}` } })

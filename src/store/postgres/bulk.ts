@@ -116,21 +116,22 @@ export class PostgresBulk implements BulkStore {
       tokens: await this.#db.query<Row>('SELECT * FROM tokens ORDER BY id'),
       subscriptions: await this.#db.query<Row>('SELECT * FROM webhook_subscriptions ORDER BY id'),
       deliveries: (await this.#db.query<Row>('SELECT * FROM webhook_deliveries WHERE delivered_at IS NULL AND failed_at IS NULL ORDER BY id'))
-        .map((row) => ({ ...row, locked_until: null }))
+        .map((row) => ({ ...row, locked_until: null })),
+      idempotencyKeys: await this.#db.query<Row>('SELECT * FROM idempotency_keys WHERE expires_at > $1 ORDER BY owner, key', [Date.now()])
     }
   }
 
   async restore (plants: AsyncIterable<PlantRecord[]>, metadata: StoreMetadata, onPlants?: (count: number) => void) {
     await this.#db.transaction(async (client) => {
       for (const [table, rows] of [['tokens', metadata.tokens], ['webhook_subscriptions', metadata.subscriptions],
-        ['webhook_deliveries', metadata.deliveries]] as const) {
+        ['webhook_deliveries', metadata.deliveries], ['idempotency_keys', metadata.idempotencyKeys]] as const) {
         for (const row of rows) {
           const columns = Object.keys(row)
           await client.query(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((_c, i) => `$${i + 1}`).join(', ')})`,
             columns.map((column) => postgresValue(row[column])))
         }
-        // Rows came with their ids: the next one made here must follow them.
-        await client.query(`SELECT setval(pg_get_serial_sequence('${table}', 'id'), coalesce((SELECT max(id) FROM ${table}), 0) + 1, false)`)
+        // Rows came with their ids: the next one made here must follow them (keys have none).
+        if (table !== 'idempotency_keys') await client.query(`SELECT setval(pg_get_serial_sequence('${table}', 'id'), coalesce((SELECT max(id) FROM ${table}), 0) + 1, false)`)
       }
       // The plants through COPY: one stream, no statement per row.
       const copy = client.query(copyFrom('COPY plants (id, name, tag, created_at) FROM STDIN'))

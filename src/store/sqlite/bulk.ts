@@ -69,7 +69,8 @@ export class SqliteBulk implements BulkStore {
       tokens: all('SELECT * FROM tokens ORDER BY id'),
       subscriptions: all('SELECT * FROM webhook_subscriptions ORDER BY id'),
       deliveries: all('SELECT * FROM webhook_deliveries WHERE delivered_at IS NULL AND failed_at IS NULL ORDER BY id')
-        .map((row) => ({ ...row, locked_until: null }))
+        .map((row) => ({ ...row, locked_until: null })),
+      idempotencyKeys: this.#db.prepare<[number], Row>('SELECT * FROM idempotency_keys WHERE expires_at > ? ORDER BY owner, key').all(Date.now())
     }))
   }
 
@@ -85,6 +86,7 @@ export class SqliteBulk implements BulkStore {
       insertRows('tokens', metadata.tokens)
       insertRows('webhook_subscriptions', metadata.subscriptions)
       insertRows('webhook_deliveries', metadata.deliveries)
+      insertRows('idempotency_keys', metadata.idempotencyKeys)
     }).immediate()
     const insert = db.prepare('INSERT INTO plants (id, name, tag, created_at) VALUES (?, ?, ?, ?)')
     const batch = db.transaction((records: PlantRecord[]) => {
