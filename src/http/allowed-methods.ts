@@ -4,7 +4,7 @@ import { sendError } from './error-handler.js'
 import type { Config } from '../config/config.js'
 
 // What a browser may send cross-origin: the credentials and conditional requests the API reads.
-const ALLOWED_HEADERS = 'authorization, content-type, if-match, if-none-match, x-request-id'
+const ALLOWED_HEADERS = 'authorization, content-type, idempotency-key, if-match, if-none-match, x-request-id'
 const PREFLIGHT_MAX_AGE_SECONDS = '600'
 
 /**

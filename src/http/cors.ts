@@ -3,7 +3,7 @@ import fp from 'fastify-plugin'
 import type { Config } from '../config/config.js'
 
 // What a browser app may read of an answer, beside the simple headers.
-export const EXPOSED_HEADERS = ['ETag', 'Link', 'Location', 'Plantstore-Event-Position', 'Retry-After', 'WWW-Authenticate', 'X-Request-Id', 'X-Total-Count']
+export const EXPOSED_HEADERS = ['ETag', 'Idempotent-Replayed', 'Link', 'Location', 'Plantstore-Event-Position', 'Retry-After', 'WWW-Authenticate', 'X-Request-Id', 'X-Total-Count']
 
 /**
  * CORS, off unless `--cors-origins` names origins (or `*`): every answer to an allowed origin, errors

@@ -35,7 +35,7 @@ for (const [db, database] of Object.entries(DATABASES)) {
 
 test('OPTIONS on a known path: 204 with Allow, no token; an unknown path stays 404', async (t) => {
   const app = await build(t)
-  for (const [url, allow] of [['/plants', 'GET, HEAD, POST, OPTIONS'], ['/plants/42', 'GET, HEAD, PUT, DELETE, OPTIONS'],
+  for (const [url, allow] of [['/plants', 'GET, HEAD, POST, OPTIONS'], ['/plants/42', 'GET, HEAD, PUT, PATCH, DELETE, OPTIONS'], ['/batch', 'POST, OPTIONS'],
     ['/healthz', 'GET, HEAD, OPTIONS']]) {
     const res = await app.inject({ method: 'OPTIONS', url: url! })
     assert.deepEqual([res.statusCode, res.headers.allow, res.body], [204, allow, ''], url)
@@ -69,9 +69,9 @@ describe('CORS', () => {
     })
     assert.equal(preflight.statusCode, 204)
     assert.equal(preflight.headers['access-control-allow-origin'], origin)
-    assert.equal(preflight.headers['access-control-allow-methods'], 'GET, HEAD, PUT, DELETE, OPTIONS')
+    assert.equal(preflight.headers['access-control-allow-methods'], 'GET, HEAD, PUT, PATCH, DELETE, OPTIONS')
     assert.deepEqual(String(preflight.headers['access-control-allow-headers']).split(', ').slice(0, 4),
-      ['authorization', 'content-type', 'if-match', 'if-none-match'])
+      ['authorization', 'content-type', 'idempotency-key', 'if-match'])
     assert.ok(Number(preflight.headers['access-control-max-age']) > 0)
     assert.match(String(preflight.headers.vary), /Origin/)
 
@@ -79,7 +79,7 @@ describe('CORS', () => {
     assert.equal(created.headers['access-control-allow-origin'], origin)
     assert.match(String(created.headers.vary), /Origin/)
     assert.deepEqual(String(created.headers['access-control-expose-headers']).split(', '),
-      ['ETag', 'Link', 'Location', 'Plantstore-Event-Position', 'Retry-After', 'WWW-Authenticate', 'X-Request-Id', 'X-Total-Count'])
+      ['ETag', 'Idempotent-Replayed', 'Link', 'Location', 'Plantstore-Event-Position', 'Retry-After', 'WWW-Authenticate', 'X-Request-Id', 'X-Total-Count'])
     const refused = await app.inject({ method: 'GET', url: '/plants', headers: { origin } })
     assert.equal(refused.statusCode, 401)
     assert.equal(refused.headers['access-control-allow-origin'], origin, 'an error a browser app can read')
