@@ -1,4 +1,5 @@
 import { ids } from './ids.js'
+import { PRISM } from './servers.js'
 import type { BenchServer } from './servers.js'
 import { addSubscriber, removeSubscriber } from './subscriber.js'
 import type { SubscriberRun } from './subscriber.js'
@@ -97,6 +98,18 @@ export const scenarios: Scenario[] = [
       method: 'GET',
       path: '/plants/1',
       setupRequest: (request) => ({ ...request, path: `/plants/${1 + Math.floor(Math.random() * SEEDED)}` })
+    }]
+  },
+  {
+    // Replaces of seeded plants, spread over them (so that few wait on one row's lock); not on the mock,
+    // whose document has no PUT.
+    name: 'PUT /plants/{id}',
+    runsOn: (server) => server.name !== PRISM,
+    seed: seedPlants,
+    requests: () => [{
+      method: 'PUT',
+      path: '/plants/1',
+      setupRequest: (request) => ({ ...request, path: `/plants/${1 + Math.floor(Math.random() * SEEDED)}`, body: `{"name":"Replaced ${Math.random()}"}` })
     }]
   },
   {
