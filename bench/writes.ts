@@ -10,10 +10,10 @@
  */
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
-import type { Request } from 'autocannon'
 import { median } from './report.js'
 import { startPlantstorePostgres, startPlantstoreSqlite } from './servers.js'
 import type { BenchServer } from './servers.js'
+import type { Request } from './scenarios.js'
 import { writeResults } from './results.js'
 
 const { values: flags } = parseArgs({ options: { rounds: { type: 'string' } } })
@@ -25,7 +25,7 @@ const creates = (count: number) => Array.from({ length: count }, () => `{"method
 const batchBody = (operations: string[]) => `{"operations":[${operations.join(',')}]}`
 
 async function batches (server: BenchServer) {
-  const request: Request = { method: 'POST', path: '/batch', setupRequest: (sent) => ({ ...sent, body: batchBody(creates(500)) }) }
+  const request: Request = { method: 'POST', path: '/batch', setupRequest: (sent: Request) => ({ ...sent, body: batchBody(creates(500)) }) }
   const result = await autocannon({
     url: server.url, connections: 8, duration: SECONDS, headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' }, requests: [request]
   })

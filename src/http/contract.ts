@@ -1,7 +1,6 @@
 import fp from 'fastify-plugin'
-import { parseExactJson } from '../contract/exact-json.js'
+import { parseJsonBody } from '../contract/exact-json.js'
 import { validatorCompiler } from '../contract/validators.js'
-import { InvalidJson } from '../contract/errors.js'
 
 /**
  * Requests are checked against openapi/plantstore.yaml: bodies are parsed without losing int64 digits,
@@ -15,13 +14,3 @@ export default fp<{ bodyLimit: number }>(async (app, { bodyLimit }) => {
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, parseJsonBody)
 }, { name: 'contract' })
-
-/** A JSON body (of any JSON media type) parsed exactly; no text is no body. */
-export function parseJsonBody (_request: unknown, text: string | Buffer, done: (error: Error | null, body?: unknown) => void) {
-  if (text === '') return done(null, undefined)
-  try {
-    done(null, parseExactJson(text as string))
-  } catch (error) {
-    done(new InvalidJson((error as Error).message), undefined)
-  }
-}

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { operation } from '../contract/document.js'
 import { SchemaMismatch } from '../contract/errors.js'
-import { parseJsonBody } from '../http/contract.js'
+import { parseJsonBody } from '../contract/exact-json.js'
 import { patchOf, plantOperation } from './batch-operations.js'
 import type { SentOperation } from './batch-operations.js'
 import { idempotencyKey, KeyedWrites } from './idempotency.js'

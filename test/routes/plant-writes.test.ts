@@ -21,7 +21,7 @@ async function setup (t: TestContext, database: string, raw: Record<string, stri
 }
 
 /** The events after `position`, as GET /events?after= lists them without waiting (type and data). */
-async function eventsAfter (app: App, position: string | string[] | undefined) {
+async function eventsAfter (app: App, position: unknown) {
   const events = await app.store.events.read({ after: BigInt(String(position)), limit: 10_000 })
   return events.map((event) => ({ sequence: event.sequence, type: event.type, data: JSON.parse(event.data) as { id: number } }))
 }
