@@ -120,9 +120,13 @@ for (const [db, database] of Object.entries(DATABASES)) {
 
     for (const [where, at] of [['first', 0], ['middle', 2], ['last', 4]] as const) {
       test(`a batch failing at its ${where} operation writes nothing and answers that operation's error at its place`, async (t) => {
-        const { send, batch, state } = await setup(t, database)
+        const { app, send, batch, state } = await setup(t, database)
+        // A subscriber of every event (on a closed loopback port): a failed batch writes it no delivery either.
+        await app.store.webhooks.addSubscription({ url: 'http://127.0.0.1:9/hook', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', operator: true, events: ['plant.created', 'plant.updated', 'plant.deleted'] })
         await send('POST', '/plants', { id: 20, name: 'Kept', tag: 'a' })
         const before = await state()
+        const deliveries = (await app.store.webhooks.listDeliveries({ limit: 100 })).length
+        assert.equal(deliveries, 1, 'the create before the batch has its delivery')
         const operations: unknown[] = [
           { method: 'POST', path: '/plants', body: { id: 21, name: 'New' } },
           { method: 'PATCH', path: '/plants/20', body: { tag: 'b' } },
@@ -135,6 +139,7 @@ for (const [db, database] of Object.entries(DATABASES)) {
         assert.equal(res.statusCode, 404)
         assert.deepEqual(res.json(), { error: 3000, message: `operations/${at}: plant 7 not found` })
         assert.deepEqual(await state(), before)
+        assert.equal((await app.store.webhooks.listDeliveries({ limit: 100 })).length, deliveries)
       })
     }
 
