@@ -22,6 +22,10 @@ const freshUrl = async (kind: string) => kind === 'sqlite' ? newDatabase() : awa
 
 const file = (name: string) => `${workdir}/${name}`
 
+/** The ids of the plants a search finds in a store, in id order. */
+const searched = (database: string, words: string[]) =>
+  withStore(database, async (store) => (await store.plants.list({ limit: 1000, search: words })).plants.map((plant) => plant.id))
+
 describe('plantstore export and import', () => {
   for (const from of stores()) {
     for (const to of stores()) {
@@ -53,8 +57,23 @@ describe('plantstore export and import', () => {
         const again = await run(['export', '--database', target, '--quiet'])
         assert.equal(again.stdout, readFileSync(exported, 'utf8'))
         assert.equal(again.stderr, '', '--quiet: nothing on stderr')
+        assert.deepEqual(await searched(target, ['largest']), [9223372036854775807n], 'imported plants are searchable')
       })
     }
+  }
+
+  for (const kind of stores()) {
+    test(`${kind}: an import of 250 new plants (runs of 100 in one statement) and a replace are searchable`, async () => {
+      const target = await freshUrl(kind)
+      const lines = Array.from({ length: 250 }, (_, i) => JSON.stringify({ id: i + 1, name: `Imported ${i % 2 === 0 ? 'aloe' : 'cactus'} ${i + 1}` }))
+      writeFileSync(file(`runs-${kind}.ndjson`), lines.join('\n') + '\n')
+      assert.equal((await run(['import', file(`runs-${kind}.ndjson`), '--database', target])).code, 0)
+      assert.equal((await searched(target, ['aloe'])).length, 125)
+      writeFileSync(file(`replace-${kind}.ndjson`), '{"id":1,"name":"Replaced yucca"}\n')
+      assert.equal((await run(['import', file(`replace-${kind}.ndjson`), '--on-conflict', 'replace', '--database', target])).code, 0)
+      assert.deepEqual(await searched(target, ['yucca']), [1n])
+      assert.equal((await searched(target, ['aloe'])).length, 124, 'the replaced name is gone from the index')
+    })
   }
 
   for (const kind of stores()) {
@@ -132,6 +151,7 @@ describe('plantstore copy', () => {
       assert.deepEqual(tokens.map((t) => [t.name, t.state, t.scopes.join(' ')]), [['kept', 'active', 'plants:read'], ['gone', 'revoked', 'plants:read plants:write']])
       const pending = await withStore(target, (store) => store.webhooks.listDeliveries({ limit: 10 }))
       assert.deepEqual(pending.map((d) => [d.plantId, d.state, d.url]), [[77n, 'pending', 'http://127.0.0.1:9/hook']])
+      assert.deepEqual(await searched(target, ['subscription']), [77n], 'the copied plants are searchable')
       const keyed = (key: string, hash: string) => withStore(target, (store) => store.plants.write({
         operations: [{ op: 'patch', id: 77n, patch: {} }], answer: 'single', key: { owner: 'token:1', key, hash, expiresAt: Date.now() + 60_000 }
       }))

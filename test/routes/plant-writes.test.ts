@@ -207,6 +207,25 @@ for (const [db, database] of Object.entries(DATABASES)) {
     })
   })
 
+  test(`on ${db}, search follows every write of a name: creates, renames and deletes, alone and in batches`, async (t) => {
+    const { send, patch, batch } = await setup(t, database)
+    const found = async (q: string) => ((await send('GET', `/plants?q=${encodeURIComponent(q)}`)).json() as Array<{ id: number }>).map((plant) => plant.id)
+    await send('POST', '/plants', { id: 1, name: 'Boston fern' })
+    await batch([{ method: 'POST', path: '/plants', body: { id: 2, name: 'Sword fern' } }, { method: 'POST', path: '/plants', body: { id: 3, name: 'Golden pothos' } }])
+    assert.deepEqual(await found('fern'), [1, 2])
+    await patch(1, { name: 'Boston ivy' })
+    await send('PUT', '/plants/3', { name: 'Golden fern' })
+    await batch([{ method: 'PATCH', path: '/plants/2', body: { tag: 'x' } }, { method: 'DELETE', path: '/plants/2' }])
+    assert.deepEqual(await found('fern'), [3])
+    assert.deepEqual(await found('ivy'), [1])
+    assert.deepEqual(await found('pothos'), [])
+    await send('DELETE', '/plants/1')
+    assert.deepEqual(await found('boston'), [])
+    // A failed batch leaves the index as it was.
+    await batch([{ method: 'POST', path: '/plants', body: { id: 4, name: 'Rock fern' } }, { method: 'DELETE', path: '/plants/99' }])
+    assert.deepEqual(await found('fern'), [3])
+  })
+
   describe(`Idempotency-Key on ${db}`, () => {
     test('the same key and request is the first answer again, replayed, writing nothing', async (t) => {
       const { send, batch, state } = await setup(t, database)

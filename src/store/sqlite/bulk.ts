@@ -1,6 +1,7 @@
 import { closeSync, existsSync, openSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import type { BulkStore, ImportOptions, ImportResult, Plant, PlantRecord, Row, StoreMetadata } from '../store.js'
+import { prepareSearchIndex } from './search-index.js'
 import { guard } from './connection.js'
 import { InFileOrder, prepareImportBatch } from './import-batch.js'
 import type { ImportBatch } from './import-batch.js'
@@ -96,6 +97,9 @@ export class SqliteBulk implements BulkStore {
       batch.immediate(records)
       onPlants?.(records.length)
     }
+    // The search index from the plants, at once (the target held none).
+    const search = prepareSearchIndex(db)
+    db.transaction(() => { search.rebuild() }).immediate()
   }
 
   async backup (path: string) {

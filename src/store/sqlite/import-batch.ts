@@ -4,6 +4,7 @@ import type { PlantRow } from '../../contract/plant.js'
 import { sameOrConflict } from '../store.js'
 import type { ImportOptions, ImportResult, Plant } from '../store.js'
 import { prepareOutbox } from './outbox.js'
+import { prepareSearchIndex } from './search-index.js'
 
 /** An import batch as one transaction: its plants, sorted by id or in the file's order. */
 export type ImportBatch = Database.Transaction<(plants: Plant[], options: ImportOptions, sorted: boolean) => ImportResult>
@@ -29,6 +30,7 @@ export function prepareImportBatch (db: Database.Database): ImportBatch {
   const rollback = db.prepare('ROLLBACK TO import_run')
   const release = db.prepare('RELEASE import_run')
   const outbox = prepareOutbox(db)
+  const search = prepareSearchIndex(db)
   const values: unknown[] = new Array(RUN * 4)
 
   return db.transaction((plants: Plant[], { onConflict, notify }: ImportOptions, sorted: boolean): ImportResult => {
@@ -38,6 +40,7 @@ export function prepareImportBatch (db: Database.Database): ImportBatch {
     /** One plant; false when it conflicts under `fail` in the file's order. */
     const importOne = (plant: Plant): boolean => {
       if (insert.run(plant.id, plant.name, plant.tag ?? null, now).changes === 1) {
+        search.inserted(plant.id, plant.name)
         result.created++
         if (notify) outbox.record({ type: 'plant.created', plant }, now, subscribed)
         return true
@@ -47,6 +50,7 @@ export function prepareImportBatch (db: Database.Database): ImportBatch {
       else if (onConflict === 'skip') result.kept++
       else if (onConflict === 'replace') {
         update.run(plant.name, plant.tag ?? null, plant.id)
+        search.renamed(plant.id, stored.name, plant.name)
         if (notify) outbox.record({ type: 'plant.updated', plant, before: stored }, now, subscribed)
         result.replaced++
       } else {
@@ -68,8 +72,10 @@ export function prepareImportBatch (db: Database.Database): ImportBatch {
         values[4 * j + 3] = now
       }
       savepoint.run()
-      if (insertRun.run(values).changes === RUN) result.created += RUN
-      else {
+      if (insertRun.run(values).changes === RUN) {
+        for (let j = 0; j < RUN; j++) search.inserted(plants[i + j]!.id, plants[i + j]!.name)
+        result.created += RUN
+      } else {
         rollback.run()
         for (let j = 0; j < RUN; j++) importOne(plants[i + j]!)
       }

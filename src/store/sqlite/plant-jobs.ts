@@ -5,6 +5,7 @@ import type { PlantRow } from '../../contract/plant.js'
 import type { PlantChange } from '../../contract/events.js'
 import type { Plant, Precondition, WriteOutcome } from '../store.js'
 import type { prepareOutbox } from './outbox.js'
+import type { SearchIndex } from './search-index.js'
 
 /** A replace or delete as it crosses to the writer thread: plain data, its If-Match a header's text. */
 export type PlantJob =
@@ -15,7 +16,7 @@ export type PlantJob =
  * Replaces and deletes, run by the write queue's runner (on a file, the writer thread): read, check the
  * precondition and write in the batch's one IMMEDIATE transaction, the change's event appended in it.
  */
-export function preparePlantJobs (db: Database.Database, outbox: ReturnType<typeof prepareOutbox>) {
+export function preparePlantJobs (db: Database.Database, outbox: ReturnType<typeof prepareOutbox>, search: SearchIndex) {
   const selectPlant = db.prepare<[bigint], PlantRow>('SELECT id, name, tag FROM plants WHERE id = ?')
   const update = db.prepare('UPDATE plants SET name = ?, tag = ? WHERE id = ?')
   const remove = db.prepare('DELETE FROM plants WHERE id = ?')
@@ -33,10 +34,12 @@ export function preparePlantJobs (db: Database.Database, outbox: ReturnType<type
   return (job: PlantJob, now: number, subscribed: boolean): WriteOutcome => job.op === 'replace'
     ? guarded(job.plant.id, job.precondition, now, subscribed, (current) => {
       update.run(job.plant.name, job.plant.tag ?? null, job.plant.id)
+      search.renamed(job.plant.id, current.name, job.plant.name)
       return { type: 'plant.updated', plant: job.plant, before: current, trace: job.trace }
     })
     : guarded(job.id, job.precondition, now, subscribed, (current) => {
       remove.run(job.id)
+      search.deleted(job.id, current.name)
       return { type: 'plant.deleted', plant: current, trace: job.trace }
     })
 }

@@ -13,6 +13,7 @@ import type { PlantJob } from './plant-jobs.js'
 import type { SqliteSynchronous } from './connection.js'
 import { preparePrune } from './prune.js'
 import { prepareWriteRequests } from './write-requests.js'
+import { prepareSearchIndex } from './search-index.js'
 import { prepareOutbox } from './outbox.js'
 import { prepareDeliveryJobs } from './delivery-jobs.js'
 import type { DeliveryJob } from './delivery-jobs.js'
@@ -61,13 +62,15 @@ export function createWriteRunner (db: Database.Database, synchronous: SqliteSyn
   const outbox = prepareOutbox(db)
   const deliveries = prepareDeliveryJobs(db)
   const prune = preparePrune(db)
-  const plantJob = preparePlantJobs(db, outbox)
-  const writeRequest = prepareWriteRequests(db, outbox)
+  const search = prepareSearchIndex(db)
+  const plantJob = preparePlantJobs(db, outbox, search)
+  const writeRequest = prepareWriteRequests(db, outbox, search)
   const tokens = prepareTokenWrites(db)
   const subscriptions = prepareSubscriptionWrites(db)
 
   const create = (plant: Plant, trace: string | undefined, now: number, subscribed: boolean): CreateResult => {
     if (insertPlant.run(plant.id, plant.name, plant.tag ?? null, now).changes === 1) {
+      search.inserted(plant.id, plant.name)
       return { kind: 'created', enqueued: outbox.record({ type: 'plant.created', plant, trace }, now, subscribed) }
     }
     const outcome = sameOrConflict(plant, plantOfRow(selectPlant.get(plant.id)!))

@@ -6,6 +6,7 @@ import type { OperationOutcome, WriteAnswer } from '../../contract/write-answers
 import { decide, failed, operationId } from '../plant-operations.js'
 import type { PlantOperation, WriteRequest, WriteResponse } from '../store.js'
 import type { prepareOutbox } from './outbox.js'
+import type { SearchIndex } from './search-index.js'
 import { opaqueInteger } from './connection.js'
 
 /** A batch's failure: thrown out of its savepoint, so that everything it wrote rolls back. */
@@ -20,7 +21,7 @@ interface KeptAnswer { request_hash: string, status: number | bigint, body: stri
  * the operations under a savepoint of their own (a failure rolls back only them, not the other jobs of
  * the group commit), then the key's answer, kept whatever the outcome.
  */
-export function prepareWriteRequests (db: Database.Database, outbox: ReturnType<typeof prepareOutbox>) {
+export function prepareWriteRequests (db: Database.Database, outbox: ReturnType<typeof prepareOutbox>, search: SearchIndex) {
   const select = db.prepare<[bigint], PlantRow>('SELECT id, name, tag FROM plants WHERE id = ?')
   const insert = db.prepare('INSERT INTO plants (id, name, tag, created_at) VALUES (?, ?, ?, ?)')
   const update = db.prepare('UPDATE plants SET name = ?, tag = ? WHERE id = ?')
@@ -39,9 +40,16 @@ export function prepareWriteRequests (db: Database.Database, outbox: ReturnType<
     const { outcome, change } = decide(operation, row === undefined ? undefined : plantOfRow(row), trace)
     if (change === undefined) return outcome
     const { plant } = change
-    if (change.type === 'plant.created') insert.run(plant.id, plant.name, plant.tag ?? null, now)
-    else if (change.type === 'plant.updated') update.run(plant.name, plant.tag ?? null, plant.id)
-    else remove.run(plant.id)
+    if (change.type === 'plant.created') {
+      insert.run(plant.id, plant.name, plant.tag ?? null, now)
+      search.inserted(plant.id, plant.name)
+    } else if (change.type === 'plant.updated') {
+      update.run(plant.name, plant.tag ?? null, plant.id)
+      search.renamed(plant.id, change.before.name, plant.name)
+    } else {
+      remove.run(plant.id)
+      search.deleted(plant.id, plant.name)
+    }
     recorded++
     if (outbox.record(change, now, subscribed)) enqueued = true
     return outcome
