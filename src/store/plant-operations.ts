@@ -1,9 +1,9 @@
 import { ifMatch } from '../contract/etag.js'
 import type { PlantChange } from '../contract/events.js'
 import { patched, sameContent } from '../contract/plant-patch.js'
-import { errorOf } from '../contract/write-answers.js'
-import type { OperationOutcome } from '../contract/write-answers.js'
-import type { Plant, PlantOperation } from './plant-store.js'
+import { batchAnswer, errorOf, singleAnswer } from '../contract/write-answers.js'
+import type { OperationOutcome, WriteAnswer } from '../contract/write-answers.js'
+import type { IdempotencyKey, Plant, PlantOperation, WriteOutcome, WriteRequest, WriteResponse } from './plant-store.js'
 
 /** The plant an operation is about. */
 export const operationId = (operation: PlantOperation): bigint => 'plant' in operation ? operation.plant.id : operation.id
@@ -29,3 +29,37 @@ export function decide (operation: PlantOperation, current: Plant | undefined, t
 
 /** Whether an outcome fails its request (a batch then writes nothing). */
 export const failed = (outcome: OperationOutcome) => errorOf(outcome) !== undefined
+
+/** A request's failure without a key to keep: thrown out of its transaction (or savepoint), so that all it wrote rolls back. */
+export class RolledBack extends Error {
+  constructor (readonly outcomes: OperationOutcome[]) { super('rolled back') }
+}
+
+/** A request's answer from its operations' outcomes (the last one the failure, when one failed). */
+export const answerOf = (request: WriteRequest, outcomes: OperationOutcome[]): WriteAnswer =>
+  request.answer === 'batch' ? batchAnswer(outcomes) : singleAnswer(outcomes[0]!)
+
+/** An Idempotency-Key's row as both stores read it (SQLite gives integers as bigint). */
+export interface KeptAnswer { request_hash: string, status: number | bigint, body: string | null, etag: string | null }
+
+/** What a kept key answers a request with its hash: the kept answer replayed, or key-reused for another request. */
+export function keptResponse (found: KeptAnswer, hash: string): WriteResponse {
+  if (found.request_hash !== hash) return { kind: 'key-reused' }
+  const answer: WriteAnswer = { status: Number(found.status), ...(found.body !== null && { body: found.body }), ...(found.etag !== null && { etag: found.etag }) }
+  return { kind: 'answered', answer, replayed: true, written: false, enqueued: false }
+}
+
+/** The values of a key's row, in both stores' column order: owner, key, request_hash, status, body, etag, created_at, expires_at. */
+export const keptValues = (key: IdempotencyKey, answer: WriteAnswer, now: number) =>
+  [key.owner, key.key, key.hash, answer.status, answer.body ?? null, answer.etag ?? null, now, key.expiresAt]
+
+/** A lone replace's or delete's outcome as PUT and DELETE have always reported it. */
+export function writeOutcomeOf (outcome: OperationOutcome, enqueued: boolean): WriteOutcome {
+  switch (outcome.kind) {
+    case 'missing': return { kind: 'missing' }
+    case 'precondition-failed': return { kind: 'precondition-failed', plant: outcome.plant }
+    case 'done':
+    case 'deleted': return { kind: 'done', plant: outcome.plant, enqueued }
+    default: throw new Error(`a replace or delete cannot end ${outcome.kind}`)
+  }
+}

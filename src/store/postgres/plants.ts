@@ -1,10 +1,9 @@
-import { ifMatch } from '../../contract/etag.js'
-import type { PoolClient } from 'pg'
 import { GroupCommit } from '../group-commit.js'
 import { plantOfRow } from '../../contract/plant.js'
 import type { PlantRow } from '../../contract/plant.js'
 import { isPlainList, keysetStart, sameOrConflict } from '../store.js'
-import type { CreateOutcome, DeliveryHandoff, Plant, PlantPage, PlantQuery, PlantStore, Precondition, WriteOutcome, WriteRequest } from '../store.js'
+import { writeOutcomeOf } from '../plant-operations.js'
+import type { CreateOutcome, DeliveryHandoff, Plant, PlantPage, PlantOperation, PlantQuery, PlantStore, Precondition, WriteOutcome, WriteRequest } from '../store.js'
 import { listSql } from '../plant-list-sql.js'
 import type { SearchSql } from '../plant-list-sql.js'
 import { traceOrigin } from '../../lib/trace-context.js'
@@ -12,7 +11,7 @@ import { createBatchParams, createBatchSql, outcomeOf } from './create-batch.js'
 import type { BatchRow, PendingCreate } from './create-batch.js'
 import { LOG_POSITION_SQL, record } from './outbox.js'
 import type { PostgresDatabase } from './database.js'
-import { writeRequest } from './write-requests.js'
+import { apply, writeRequest } from './write-requests.js'
 
 const POSITION_SQL = `SELECT (${LOG_POSITION_SQL}) AS position`
 
@@ -153,19 +152,11 @@ export class PostgresPlants implements PlantStore {
   }
 
   async replace (plant: Plant, precondition?: Precondition) {
-    const trace = traceOrigin()
-    return this.#guardedWrite(plant.id, precondition, async (client, current) => {
-      await client.query('UPDATE plants SET name = $1, tag = $2 WHERE id = $3', [plant.name, plant.tag ?? null, plant.id.toString()])
-      return { plant, enqueued: await record(client, [{ type: 'plant.updated', plant, before: current, trace }], Date.now()) }
-    })
+    return this.#single({ op: 'replace', plant, ...(precondition !== undefined && { precondition }) })
   }
 
   async delete (id: bigint, precondition?: Precondition) {
-    const trace = traceOrigin()
-    return this.#guardedWrite(id, precondition, async (client, current) => {
-      await client.query('DELETE FROM plants WHERE id = $1', [id.toString()])
-      return { plant: current, enqueued: await record(client, [{ type: 'plant.deleted', plant: current, trace }], Date.now()) }
-    })
+    return this.#single({ op: 'delete', id, ...(precondition !== undefined && { precondition }) })
   }
 
   async purgeKeys (now: number, max: number) {
@@ -177,15 +168,13 @@ export class PostgresPlants implements PlantStore {
     return writeRequest(this.#db, { ...request, trace: traceOrigin() })
   }
 
-  /** Reads the plant FOR UPDATE, checks the precondition and writes, in one transaction. */
-  async #guardedWrite (id: bigint, precondition: Precondition | undefined,
-    apply: (client: PoolClient, current: Plant) => Promise<{ plant: Plant, enqueued: boolean }>): Promise<WriteOutcome> {
+  /** A lone replace or delete (PUT, DELETE) in a transaction of its own: read FOR UPDATE, decided and written as a batch's operation is. */
+  async #single (operation: Extract<PlantOperation, { op: 'replace' | 'delete' }>): Promise<WriteOutcome> {
+    const trace = traceOrigin()
     return this.#db.transaction(async (client) => {
-      const row = (await client.query<PlantRow>('SELECT id, name, tag FROM plants WHERE id = $1 FOR UPDATE', [id.toString()])).rows[0]
-      if (row === undefined) return { kind: 'missing' }
-      const current = plantOfRow(row)
-      if (precondition !== undefined && !ifMatch(precondition)!(current)) return { kind: 'precondition-failed', plant: current }
-      return { kind: 'done', ...await apply(client, current) }
+      const now = Date.now()
+      const { outcome, change } = await apply(client, operation, trace, now)
+      return writeOutcomeOf(outcome, change !== undefined && await record(client, [change], now))
     })
   }
 }

@@ -2,19 +2,12 @@ import type { PoolClient } from 'pg'
 import type { PlantChange } from '../../contract/events.js'
 import { plantOfRow } from '../../contract/plant.js'
 import type { PlantRow } from '../../contract/plant.js'
-import { batchAnswer, singleAnswer } from '../../contract/write-answers.js'
-import type { OperationOutcome, WriteAnswer } from '../../contract/write-answers.js'
-import { decide, failed, operationId } from '../plant-operations.js'
+import type { OperationOutcome } from '../../contract/write-answers.js'
+import { answerOf, decide, failed, keptResponse, keptValues, operationId, RolledBack } from '../plant-operations.js'
+import type { KeptAnswer } from '../plant-operations.js'
 import type { PlantOperation, WriteRequest, WriteResponse } from '../store.js'
 import type { PostgresDatabase } from './database.js'
 import { record } from './outbox.js'
-
-/** A failed request without a key: thrown out of its transaction, so that everything it wrote rolls back. */
-class RolledBack extends Error {
-  constructor (readonly outcomes: OperationOutcome[]) { super('rolled back') }
-}
-
-interface KeptAnswer { request_hash: string, status: number, body: string | null, etag: string | null }
 
 // Keys held by running requests, across instances: a transaction-level advisory lock in a class of its
 // own (the event log's lock is a single-key one).
@@ -25,7 +18,7 @@ const KEEP_SQL = `INSERT INTO idempotency_keys (owner, key, request_hash, status
   status = excluded.status, body = excluded.body, etag = excluded.etag, created_at = excluded.created_at, expires_at = excluded.expires_at`
 
 /** One operation: the plant read FOR UPDATE (a create inserts first), decided, and its change written. */
-async function apply (client: PoolClient, operation: PlantOperation, trace: string | undefined, now: number) {
+export async function apply (client: PoolClient, operation: PlantOperation, trace: string | undefined, now: number) {
   if (operation.op === 'create') {
     const { plant } = operation
     const inserted = await client.query('INSERT INTO plants (id, name, tag, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING',
@@ -97,37 +90,33 @@ export async function writeRequest (db: PostgresDatabase, request: WriteRequest)
         const { rows: [lock] } = await client.query<{ locked: boolean }>(KEY_LOCK_SQL, [`${key.owner}\n${key.key}`])
         if (lock?.locked !== true) return { kind: 'key-in-flight' }
         const { rows: [found] } = await client.query<KeptAnswer>(KEPT_SQL, [key.owner, key.key, now])
-        if (found !== undefined) {
-          if (found.request_hash !== key.hash) return { kind: 'key-reused' }
-          const answer: WriteAnswer = { status: Number(found.status), ...(found.body !== null && { body: found.body }), ...(found.etag !== null && { etag: found.etag }) }
-          return { kind: 'answered', answer, replayed: true, written: false, enqueued: false }
-        }
+        if (found !== undefined) return keptResponse(found, key.hash)
         await client.query('SAVEPOINT operations')
       }
       const outcomes: OperationOutcome[] = []
       const changes: PlantChange[] = []
       const { operations } = request
-      for (let i = 0; i < operations.length && !(outcomes.length > 0 && failed(outcomes.at(-1)!));) {
+      let rolledBack = false
+      for (let i = 0; i < operations.length && !rolledBack;) {
         const run = createRun(operations, i)
         const decided = run.length > 1 ? await applyCreates(client, run, request.trace, now) : [await apply(client, operations[i]!, request.trace, now)]
         i += decided.length
         for (const { outcome, change } of decided) {
           outcomes.push(outcome)
           if (change !== undefined) changes.push(change)
-          if (failed(outcome)) break
+          rolledBack = failed(outcome)
+          if (rolledBack) break
         }
       }
-      const rolledBack = failed(outcomes.at(-1)!)
       if (rolledBack && key === undefined) throw new RolledBack(outcomes)
       if (rolledBack) await client.query('ROLLBACK TO SAVEPOINT operations')
       const enqueued = !rolledBack && await record(client, changes, now)
-      const answer = request.answer === 'batch' ? batchAnswer(outcomes) : singleAnswer(outcomes[0]!)
-      if (key !== undefined) await client.query(KEEP_SQL, [key.owner, key.key, key.hash, answer.status, answer.body ?? null, answer.etag ?? null, now, key.expiresAt])
+      const answer = answerOf(request, outcomes)
+      if (key !== undefined) await client.query(KEEP_SQL, keptValues(key, answer, now))
       return { kind: 'answered', answer, replayed: false, written: !rolledBack && changes.length > 0, enqueued }
     })
   } catch (error) {
     if (!(error instanceof RolledBack)) throw error
-    const answer = request.answer === 'batch' ? batchAnswer(error.outcomes) : singleAnswer(error.outcomes[0]!)
-    return { kind: 'answered', answer, replayed: false, written: false, enqueued: false }
+    return { kind: 'answered', answer: answerOf(request, error.outcomes), replayed: false, written: false, enqueued: false }
   }
 }

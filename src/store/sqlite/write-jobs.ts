@@ -63,8 +63,8 @@ export function createWriteRunner (db: Database.Database, synchronous: SqliteSyn
   const deliveries = prepareDeliveryJobs(db)
   const prune = preparePrune(db)
   const search = prepareSearchIndex(db)
-  const plantJob = preparePlantJobs(db, outbox, search)
   const writeRequest = prepareWriteRequests(db, outbox, search)
+  const plantJob = preparePlantJobs(writeRequest)
   const tokens = prepareTokenWrites(db)
   const subscriptions = prepareSubscriptionWrites(db)
 

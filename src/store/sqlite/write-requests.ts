@@ -1,25 +1,22 @@
 import type Database from 'better-sqlite3'
 import { plantOfRow } from '../../contract/plant.js'
 import type { PlantRow } from '../../contract/plant.js'
-import { batchAnswer, singleAnswer } from '../../contract/write-answers.js'
-import type { OperationOutcome, WriteAnswer } from '../../contract/write-answers.js'
-import { decide, failed, operationId } from '../plant-operations.js'
+import type { OperationOutcome } from '../../contract/write-answers.js'
+import { answerOf, decide, failed, keptResponse, keptValues, operationId, RolledBack } from '../plant-operations.js'
+import type { KeptAnswer } from '../plant-operations.js'
 import type { PlantOperation, WriteRequest, WriteResponse } from '../store.js'
 import type { prepareOutbox } from './outbox.js'
 import type { SearchIndex } from './search-index.js'
 import { opaqueInteger } from './connection.js'
 
-/** A batch's failure: thrown out of its savepoint, so that everything it wrote rolls back. */
-class RolledBack extends Error {
-  constructor (readonly outcomes: OperationOutcome[]) { super('rolled back') }
-}
-
-interface KeptAnswer { request_hash: string, status: number | bigint, body: string | null, etag: string | null }
+/** One operation applied: its outcome, whether it recorded an event, and whether a webhook delivery waits for it. */
+interface Applied { outcome: OperationOutcome, recorded: boolean, enqueued: boolean }
 
 /**
- * PATCH, keyed DELETE and POST /batch on the writer's connection, inside the write queue's transaction:
- * the operations under a savepoint of their own (a failure rolls back only them, not the other jobs of
- * the group commit), then the key's answer, kept whatever the outcome.
+ * Plant writes on the writer's connection, inside the write queue's transaction: each operation (PUT,
+ * DELETE, PATCH, a batch's) read, decided (plant-operations.ts), written with its search index entry
+ * and event. A request's operations run under a savepoint of their own (a failure rolls back only
+ * them, not the other jobs of the group commit), then its key's answer is kept, whatever the outcome.
  */
 export function prepareWriteRequests (db: Database.Database, outbox: ReturnType<typeof prepareOutbox>, search: SearchIndex) {
   const select = db.prepare<[bigint], PlantRow>('SELECT id, name, tag FROM plants WHERE id = ?')
@@ -31,14 +28,13 @@ export function prepareWriteRequests (db: Database.Database, outbox: ReturnType<
   const keep = db.prepare(`INSERT INTO idempotency_keys (owner, key, request_hash, status, body, etag, created_at, expires_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (owner, key) DO UPDATE SET request_hash = excluded.request_hash,
     status = excluded.status, body = excluded.body, etag = excluded.etag, created_at = excluded.created_at, expires_at = excluded.expires_at`)
+  const purge = db.prepare(`DELETE FROM idempotency_keys WHERE (owner, key) IN (
+    SELECT owner, key FROM idempotency_keys WHERE expires_at <= ? ORDER BY expires_at LIMIT ${opaqueInteger('?')})`)
 
-  // What the request's operations recorded (reset for each request): events, and deliveries among them.
-  let recorded = 0
-  let enqueued = false
-  const apply = (operation: PlantOperation, trace: string | undefined, now: number, subscribed: boolean): OperationOutcome => {
+  const apply = (operation: PlantOperation, trace: string | undefined, now: number, subscribed: boolean): Applied => {
     const row = select.get(operationId(operation))
     const { outcome, change } = decide(operation, row === undefined ? undefined : plantOfRow(row), trace)
-    if (change === undefined) return outcome
+    if (change === undefined) return { outcome, recorded: false, enqueued: false }
     const { plant } = change
     if (change.type === 'plant.created') {
       insert.run(plant.id, plant.name, plant.tag ?? null, now)
@@ -50,49 +46,34 @@ export function prepareWriteRequests (db: Database.Database, outbox: ReturnType<
       remove.run(plant.id)
       search.deleted(plant.id, plant.name)
     }
-    recorded++
-    if (outbox.record(change, now, subscribed)) enqueued = true
-    return outcome
+    return { outcome, recorded: true, enqueued: outbox.record(change, now, subscribed) }
   }
   // A nested better-sqlite3 transaction is a savepoint: throwing rolls back to it.
   const applyAll = db.transaction((operations: PlantOperation[], trace: string | undefined, now: number, subscribed: boolean) => {
-    const outcomes: OperationOutcome[] = []
+    const applied: Applied[] = []
     for (const operation of operations) {
-      const outcome = apply(operation, trace, now, subscribed)
-      outcomes.push(outcome)
-      if (failed(outcome)) throw new RolledBack(outcomes)
+      applied.push(apply(operation, trace, now, subscribed))
+      if (failed(applied.at(-1)!.outcome)) throw new RolledBack(applied.map(({ outcome }) => outcome))
     }
-    return outcomes
+    return applied
   })
-
-  const purge = db.prepare(`DELETE FROM idempotency_keys WHERE (owner, key) IN (
-    SELECT owner, key FROM idempotency_keys WHERE expires_at <= ? ORDER BY expires_at LIMIT ${opaqueInteger('?')})`)
-  const purgeKeys = (now: number, max: number): number => purge.run(now, BigInt(max)).changes
 
   const write = (request: WriteRequest, now: number, subscribed: boolean): WriteResponse => {
     const { key } = request
-    if (key !== undefined) {
-      const found = kept.get(key.owner, key.key, now)
-      if (found !== undefined) {
-        if (found.request_hash !== key.hash) return { kind: 'key-reused' }
-        const answer: WriteAnswer = { status: Number(found.status), ...(found.body !== null && { body: found.body }), ...(found.etag !== null && { etag: found.etag }) }
-        return { kind: 'answered', answer, replayed: true, written: false, enqueued: false }
-      }
-    }
-    recorded = 0
-    enqueued = false
+    const found = key === undefined ? undefined : kept.get(key.owner, key.key, now)
+    if (found !== undefined) return keptResponse(found, key!.hash)
+    let applied: Applied[] = []
     let outcomes: OperationOutcome[]
     try {
-      outcomes = applyAll(request.operations, request.trace, now, subscribed)
+      applied = applyAll(request.operations, request.trace, now, subscribed)
+      outcomes = applied.map(({ outcome }) => outcome)
     } catch (error) {
       if (!(error instanceof RolledBack)) throw error
       outcomes = error.outcomes
-      recorded = 0
-      enqueued = false
     }
-    const answer = request.answer === 'batch' ? batchAnswer(outcomes) : singleAnswer(outcomes[0]!)
-    if (key !== undefined) keep.run(key.owner, key.key, key.hash, answer.status, answer.body ?? null, answer.etag ?? null, now, key.expiresAt)
-    return { kind: 'answered', answer, replayed: false, written: recorded > 0, enqueued }
+    const answer = answerOf(request, outcomes)
+    if (key !== undefined) keep.run(...keptValues(key, answer, now))
+    return { kind: 'answered', answer, replayed: false, written: applied.some(({ recorded }) => recorded), enqueued: applied.some(({ enqueued }) => enqueued) }
   }
-  return { write, purgeKeys }
+  return { apply, write, purgeKeys: (now: number, max: number): number => purge.run(now, BigInt(max)).changes }
 }
