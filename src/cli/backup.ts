@@ -6,7 +6,7 @@ import { Progress } from './progress.js'
 import { CommandFailure, UsageError } from './command-errors.js'
 
 /** plantstore backup: SQLite's online backup of a live store, then integrity_check on the copy. */
-export async function runBackup (file: string, { database, quiet }: { database?: string, quiet?: boolean }) {
+export async function runBackup (file: string, { quiet, ...database }: { database?: string, databasePasswordFile?: string, quiet?: boolean }) {
   if (existsSync(file)) throw new UsageError(`cannot back up to ${file}: it exists already; name a new file`)
   if (!existsSync(dirname(resolve(file)))) throw new UsageError(`cannot back up to ${file}: the folder ${dirname(file)} does not exist`)
   await withStore(database, async (store) => {

@@ -1,6 +1,6 @@
 import { Option } from 'commander'
 import type { Command } from 'commander'
-import { databaseOption } from './options.js'
+import { databaseOption, databasePasswordFileOption } from './options.js'
 
 const quietOption = () => new Option('--quiet', 'no progress and no summary on stderr')
 
@@ -12,9 +12,9 @@ export function registerData (program: Command) {
   program.command('export')
     .description('write every plant as NDJSON, in id order, each line the body GET /plants/{id} answers')
     .option('--output <file>', 'write to this file (default: stdout)')
-    .addOption(databaseOption())
+    .addOption(databaseOption()).addOption(databasePasswordFileOption())
     .addOption(quietOption())
-    .action(async (options: { output?: string, database?: string, quiet?: boolean }) => {
+    .action(async (options: { output?: string, database?: string, databasePasswordFile?: string, quiet?: boolean }) => {
       await (await import('./export.js')).runExport(options)
     })
 
@@ -25,9 +25,9 @@ export function registerData (program: Command) {
       .choices(['fail', 'skip', 'replace']).default('fail'))
     .option('--notify', 'send the newPlant webhook for each plant created (default: none)')
     .addOption(new Option('--batch-size <n>', 'plants committed per transaction').default('20000'))
-    .addOption(databaseOption())
+    .addOption(databaseOption()).addOption(databasePasswordFileOption())
     .addOption(quietOption())
-    .action(async (file: string, options: { onConflict: 'fail' | 'skip' | 'replace', notify?: boolean, batchSize: string, database?: string, quiet?: boolean }) => {
+    .action(async (file: string, options: { onConflict: 'fail' | 'skip' | 'replace', notify?: boolean, batchSize: string, database?: string, databasePasswordFile?: string, quiet?: boolean }) => {
       await (await import('./import.js')).runImport(file, options)
     })
 
@@ -43,9 +43,9 @@ export function registerData (program: Command) {
   program.command('backup')
     .description('a consistent copy of a live SQLite store, checked with integrity_check (PostgreSQL: use pg_dump)')
     .argument('<file>', 'the new file to write')
-    .addOption(databaseOption())
+    .addOption(databaseOption()).addOption(databasePasswordFileOption())
     .addOption(quietOption())
-    .action(async (file: string, options: { database?: string, quiet?: boolean }) => {
+    .action(async (file: string, options: { database?: string, databasePasswordFile?: string, quiet?: boolean }) => {
       await (await import('./backup.js')).runBackup(file, options)
     })
 }

@@ -8,7 +8,7 @@ import { Progress } from './progress.js'
 const BATCH = 10_000
 
 /** plantstore export: NDJSON on stdout or --output, streamed (memory stays flat at any size). */
-export async function runExport ({ output, database, quiet }: { output?: string, database?: string, quiet?: boolean }) {
+export async function runExport ({ output, quiet, ...database }: { output?: string, database?: string, databasePasswordFile?: string, quiet?: boolean }) {
   await withStore(database, async (store) => {
     const { plants: total } = await store.bulk.contents()
     const progress = new Progress('exported', { quiet, total })

@@ -7,7 +7,7 @@ import { withStore } from './store-access.js'
 import { Progress } from './progress.js'
 import { InputError, UsageError } from './command-errors.js'
 
-interface Options { onConflict: ConflictMode, notify?: boolean, batchSize: string, database?: string, quiet?: boolean }
+interface Options { onConflict: ConflictMode, notify?: boolean, batchSize: string, database?: string, databasePasswordFile?: string, quiet?: boolean }
 /** A chunk of input handed to the parser thread: its answer to come, and the chunk's size. */
 interface Ahead { parsed: Promise<ParsedLines>, bytes: number }
 
@@ -38,7 +38,7 @@ export async function runImport (file: string, options: Options) {
   // Started before the store opens, so that the thread loads the validator meanwhile.
   const parser = new ParserThread()
   try {
-    await withStore(options.database, (store) => importLines(input, parser, store, { ...options, batchSize, size }))
+    await withStore(options, (store) => importLines(input, parser, store, { ...options, batchSize, size }))
   } finally {
     if (file !== '-') input.destroy()
     await parser.close()

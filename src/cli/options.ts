@@ -12,6 +12,7 @@ export function settingOption (setting: keyof RawConfig): Option {
 }
 
 export const databaseOption = () => settingOption('database')
+export const databasePasswordFileOption = () => settingOption('databasePasswordFile')
 
 /**
  * Commander checks required options before unknown ones, so `tokens create --bogus` said "--name not

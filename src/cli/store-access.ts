@@ -6,6 +6,9 @@ import { StoreMissing } from '../store/store.js'
 import type { Store } from '../store/store.js'
 import { CommandFailure, UsageError } from './command-errors.js'
 
+/** A command's --database and --database-password-file (or their PLANTSTORE_* twins). */
+export interface DatabaseChoice { database?: string, databasePasswordFile?: string }
+
 interface OpenOptions {
   /** The flag that named the URL, for the error line (`--from`, `--to`). */
   flag?: string
@@ -17,11 +20,12 @@ interface OpenOptions {
  * Opens the store a command names (or the default). A bad URL or a missing SQLite file is a usage
  * error (exit 2); a store that cannot be reached is a runtime failure (exit 1).
  */
-async function openForCommand (url: string | undefined, { flag = '--database', create = false }: OpenOptions = {}): Promise<Store> {
+async function openForCommand (target: DatabaseChoice | string | undefined, { flag = '--database', create = false }: OpenOptions = {}): Promise<Store> {
+  const { database: url, databasePasswordFile: passwordFile } = typeof target === 'object' ? target : { database: target, databasePasswordFile: undefined }
   const rename = (message: string) => flag === '--database' ? message : message.replace(/--database,? \(?PLANTSTORE_DATABASE_URL\)?/, flag)
   let database
   try {
-    database = parseDatabaseUrl(url ?? SETTINGS.database.fallback)
+    database = parseDatabaseUrl(url ?? SETTINGS.database.fallback, { passwordFile })
   } catch (error) {
     throw new UsageError(rename((error as Error).message))
   }
@@ -35,7 +39,7 @@ async function openForCommand (url: string | undefined, { flag = '--database', c
 }
 
 /** Opens the store a command's --database names (or the default), runs `use`, and closes it. */
-export async function withStore<T> (database: string | undefined, use: (store: Store) => Promise<T>, options?: OpenOptions): Promise<T> {
+export async function withStore<T> (database: DatabaseChoice | string | undefined, use: (store: Store) => Promise<T>, options?: OpenOptions): Promise<T> {
   const store = await openForCommand(database, options)
   try {
     return await use(store)

@@ -3,7 +3,7 @@ import { EVENT_TYPES } from '../contract/events.js'
 import type { EventType } from '../contract/events.js'
 import { isDateTime } from '../contract/validators.js'
 import { generateSecret } from '../webhooks/signature.js'
-import { databaseOption } from './options.js'
+import { databaseOption, databasePasswordFileOption } from './options.js'
 import { printJson, printTable, withStore } from './store-access.js'
 import { CommandFailure, UsageError } from './command-errors.js'
 
@@ -50,10 +50,10 @@ export function registerWebhooks (program: Command) {
     .option('--events <types>', `comma-separated: ${EVENT_TYPES.join(', ')}`, parseEvents)
     .option('--max-per-second <n>', 'deliveries a second at most', parseRate)
     .option('--json', 'print one JSON object {"id", "url", "secret"}')
-    .addOption(databaseOption())
-    .action(async (url: string, options: { json?: boolean, database?: string, events?: EventType[], maxPerSecond?: number }) => {
+    .addOption(databaseOption()).addOption(databasePasswordFileOption())
+    .action(async (url: string, options: { json?: boolean, database?: string, databasePasswordFile?: string, events?: EventType[], maxPerSecond?: number }) => {
       // An operator's subscription has no owner, hence no cap.
-      const subscription = (await withStore(options.database, (store) => store.webhooks.addSubscription({
+      const subscription = (await withStore(options, (store) => store.webhooks.addSubscription({
         url: checkUrl(url), secret: generateSecret(), operator: true, events: options.events ?? null, maxPerSecond: options.maxPerSecond ?? null
       })))!
       if (options.json === true) return printJson({ id: subscription.id, url: subscription.url, secret: subscription.secret })
@@ -63,9 +63,9 @@ export function registerWebhooks (program: Command) {
   webhooks.command('list')
     .description('list subscribers')
     .option('--json', 'one JSON array')
-    .addOption(databaseOption())
-    .action(async (options: { json?: boolean, database?: string }) => {
-      const list = await withStore(options.database, (store) => store.webhooks.listSubscriptions({ withBacklog: true }))
+    .addOption(databaseOption()).addOption(databasePasswordFileOption())
+    .action(async (options: { json?: boolean, database?: string, databasePasswordFile?: string }) => {
+      const list = await withStore(options, (store) => store.webhooks.listSubscriptions({ withBacklog: true }))
       if (options.json === true) {
         return printJson(list.map(({ id, url, owner, createdAt, events, state, lastSuccessAt, consecutiveFailures, backlog, lastError }) =>
           ({ id, url, owner, createdAt, events, state, lastSuccessAt, consecutiveFailures, backlog, lastError })))
@@ -81,9 +81,9 @@ export function registerWebhooks (program: Command) {
         ? 'enable a subscription again; what is pending is sent at once (a running server picks it up within a second)'
         : 'stop sending to a subscription; its events are kept until it is enabled')
       .argument('<id>')
-      .addOption(databaseOption())
-      .action(async (id: string, options: { database?: string }) => {
-        const updated = await withStore(options.database, (store) => store.webhooks.updateSubscription(subscriptionId(id), { state }))
+      .addOption(databaseOption()).addOption(databasePasswordFileOption())
+      .action(async (id: string, options: { database?: string, databasePasswordFile?: string }) => {
+        const updated = await withStore(options, (store) => store.webhooks.updateSubscription(subscriptionId(id), { state }))
         if (updated === undefined) throw new CommandFailure(`no webhook subscription ${id}`)
         process.stdout.write(`subscription ${id}: ${state}\n`)
       })
@@ -93,11 +93,11 @@ export function registerWebhooks (program: Command) {
     .description('send again a subscription\'s failed and given-up events created since a time')
     .argument('<id>')
     .requiredOption('--since <time>', 'RFC 3339, e.g. 2026-11-24T08:00:00Z')
-    .addOption(databaseOption())
-    .action(async (id: string, options: { database?: string, since: string }) => {
+    .addOption(databaseOption()).addOption(databasePasswordFileOption())
+    .action(async (id: string, options: { database?: string, databasePasswordFile?: string, since: string }) => {
       if (!isDateTime(options.since)) throw new UsageError(`invalid --since ${options.since}: expected an RFC 3339 time with its zone`)
       const since = Date.parse(options.since)
-      const recovered = await withStore(options.database, async (store) => {
+      const recovered = await withStore(options, async (store) => {
         if (await store.webhooks.getSubscription(subscriptionId(id)) === undefined) throw new CommandFailure(`no webhook subscription ${id}`)
         return store.webhooks.recover(Number(id), new Date(since))
       })
@@ -107,9 +107,9 @@ export function registerWebhooks (program: Command) {
   webhooks.command('remove')
     .description('unsubscribe; its undelivered events are given up')
     .argument('<id>')
-    .addOption(databaseOption())
-    .action(async (id: string, options: { database?: string }) => {
-      const removed = await withStore(options.database, (store) => store.webhooks.removeSubscription(subscriptionId(id)))
+    .addOption(databaseOption()).addOption(databasePasswordFileOption())
+    .action(async (id: string, options: { database?: string, databasePasswordFile?: string }) => {
+      const removed = await withStore(options, (store) => store.webhooks.removeSubscription(subscriptionId(id)))
       if (!removed) throw new CommandFailure(`no webhook subscription ${id}`)
       process.stdout.write(`removed subscription ${id}\n`)
     })
@@ -118,11 +118,11 @@ export function registerWebhooks (program: Command) {
     .description('recent delivery attempts, newest first')
     .option('--json', 'one JSON array')
     .option('--limit <n>', 'how many', '50')
-    .addOption(databaseOption())
-    .action(async (options: { json?: boolean, limit: string, database?: string }) => {
+    .addOption(databaseOption()).addOption(databasePasswordFileOption())
+    .action(async (options: { json?: boolean, limit: string, database?: string, databasePasswordFile?: string }) => {
       const limit = Number(options.limit)
       if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`invalid --limit ${options.limit}: expected a positive integer`)
-      const list = await withStore(options.database, (store) => store.webhooks.listDeliveries({ limit }))
+      const list = await withStore(options, (store) => store.webhooks.listDeliveries({ limit }))
       if (options.json === true) return printJson(list)
       printTable(['ID', 'PLANT', 'URL', 'STATE', 'ATTEMPTS', 'LAST STATUS', 'LAST ERROR', 'NEXT TRY'], list.map((d) => [
         String(d.id), String(d.plantId), d.url, d.state, String(d.attempts), String(d.lastStatus ?? '-'),

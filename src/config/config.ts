@@ -105,7 +105,8 @@ export function loadConfig (raw: RawConfig = {}): Config {
     port: integer('port', value('port'), 0, 65535),
     database: parseDatabaseUrl(value('database'), {
       synchronous: synchronous as SqliteSynchronous,
-      poolSize: integer('databasePoolSize', value('databasePoolSize'), 1, 1000)
+      poolSize: integer('databasePoolSize', value('databasePoolSize'), 1, 1000),
+      passwordFile: value('databasePasswordFile')
     }),
     logLevel: logLevel as LogLevel,
     bodyLimit: integer('bodyLimit', value('bodyLimit'), 1024, 64 * 1024 * 1024),

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { isIP } from 'node:net'
 import { parseDuration } from './durations.js'
 import { ConfigError } from './settings.js'
@@ -95,13 +96,35 @@ export function trustProxySettings (value: string): TrustProxySettings {
   return Object.freeze(proxies)
 }
 
-export function parseDatabaseUrl (value: string, { synchronous = 'FULL', poolSize = 10 }: {
-  synchronous?: SqliteSynchronous, poolSize?: number
+export function parseDatabaseUrl (value: string, { synchronous = 'FULL', poolSize = 10, passwordFile = '' }: {
+  synchronous?: SqliteSynchronous, poolSize?: number, passwordFile?: string
 } = {}): DatabaseUrl {
+  if (passwordFile !== '') return { kind: 'postgres', url: withPasswordFrom(passwordFile, value), poolSize }
   if (value === 'sqlite::memory:') return { kind: 'sqlite', path: ':memory:', synchronous }
   if (value.startsWith('sqlite:') && value.length > 'sqlite:'.length) {
     return { kind: 'sqlite', path: value.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, ''), synchronous }
   }
-  if (/^postgres(ql)?:\/\//.test(value)) return { kind: 'postgres', url: value, poolSize }
+  if (isPostgresUrl(value)) return { kind: 'postgres', url: value, poolSize }
   throw new ConfigError('database', value, 'expected sqlite:PATH, sqlite::memory: or postgres://…')
+}
+
+const isPostgresUrl = (value: string) => /^postgres(ql)?:\/\//.test(value)
+
+/**
+ * The PostgreSQL URL with the password a file holds (one line; a trailing newline is not part of it), the
+ * way containers hand out secrets. Read once, at start.
+ */
+function withPasswordFrom (file: string, value: string): string {
+  if (!isPostgresUrl(value)) throw new ConfigError('databasePasswordFile', file, 'only a postgres:// database takes a password file')
+  const url = new URL(value)
+  if (url.password !== '') throw new ConfigError('databasePasswordFile', file, 'the database URL has a password already: give it one way, not both')
+  let password: string
+  try {
+    password = readFileSync(file, 'utf8').replace(/\r?\n$/, '')
+  } catch (error) {
+    throw new ConfigError('databasePasswordFile', file, `cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`)
+  }
+  if (password === '') throw new ConfigError('databasePasswordFile', file, 'the file is empty')
+  url.password = encodeURIComponent(password)
+  return url.href
 }

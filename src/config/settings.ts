@@ -12,6 +12,7 @@ export const SETTINGS = {
   host: { flag: '--host', env: 'PLANTSTORE_HOST', fallback: '127.0.0.1', argument: 'host', help: 'address to listen on' },
   port: { flag: '--port', env: 'PLANTSTORE_PORT', fallback: '8080', argument: 'port', help: 'port to listen on (0: any free port)' },
   database: { flag: '--database', env: 'PLANTSTORE_DATABASE_URL', fallback: 'sqlite:./data/plantstore.db', argument: 'url', help: 'sqlite:PATH, sqlite::memory: or postgres://…' },
+  databasePasswordFile: { flag: '--database-password-file', env: 'PLANTSTORE_DATABASE_PASSWORD_FILE', fallback: '', argument: 'path', help: 'a file holding the PostgreSQL password, for a URL without one (a container secret)' },
   databasePoolSize: { flag: '--database-pool-size', env: 'PLANTSTORE_DATABASE_POOL_SIZE', fallback: '10', argument: 'n', help: 'PostgreSQL connections per process' },
   logLevel: { flag: '--log-level', env: 'PLANTSTORE_LOG_LEVEL', fallback: 'info', argument: 'level', help: 'fatal, error, warn, info, debug, trace or silent' },
   bodyLimit: { flag: '--body-limit', env: 'PLANTSTORE_BODY_LIMIT', fallback: '65536', argument: 'bytes', help: 'largest request body' },

@@ -115,6 +115,7 @@ describe('the plantstore executable', () => {
     ['a bad database URL', ['serve', '--database', 'mysql://x'], {}, /--database \(PLANTSTORE_DATABASE_URL\)/],
     ['an unusable database path', ['serve', '--database', 'sqlite:/etc/hostname/plants.db'], {}, /cannot open the database/],
     ['an unknown scope', ['tokens', 'create', '--name', 'x', '--scope', 'admin', '--database', 'sqlite::memory:'], {}, /unknown --scope admin/],
+    ['a password file beside a URL with a password', ['migrate', '--database', 'postgres://u:p@127.0.0.1:1/x', '--database-password-file', '/etc/hostname'], {}, /--database-password-file \(PLANTSTORE_DATABASE_PASSWORD_FILE\) "\/etc\/hostname": the database URL has a password already/],
     ['a bad lifetime', ['tokens', 'create', '--name', 'x', '--expires-in', 'soon', '--database', 'sqlite::memory:'], {}, /invalid --expires-in soon/]
   ] as const) {
     test(`${label} stops with one clear line and exit code 2 (usage or configuration)`, async () => {
