@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
+import { freePort } from '../receiver.js'
 import { openStream } from '../sse.js'
 import { containerRuntimeMissing, podman, podmanEnv, podmanOk, run, stream } from './podman.js'
 import { buildStandIns } from './stand-ins.js'
@@ -33,14 +33,6 @@ async function until<T> (what: string, check: () => Promise<T | undefined>, ms: 
     if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`)
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
-}
-
-async function freePort (): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
 }
 
 const ready = (url: string, ms = 60_000) => until(`${url}/readyz`, async () => (await fetch(`${url}/readyz`)).ok ? true : undefined, ms)

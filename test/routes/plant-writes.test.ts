@@ -143,6 +143,38 @@ for (const [db, database] of Object.entries(DATABASES)) {
       })
     }
 
+    test('concurrent batches, keyed and not, some failing: each all or nothing, its events consecutive, replays exact', async (t) => {
+      const { app, send, batch, state } = await setup(t, database)
+      await send('POST', '/plants', { id: 1, name: 'Taken' })
+      const before = await state()
+      // Arriving together (on PostgreSQL, run as one group commit): even ones succeed, odd ones fail at their last operation.
+      const bodies = Array.from({ length: 12 }, (_, i) => [
+        { method: 'POST', path: '/plants', body: { id: 100 + i * 10, name: `Batch ${i}` } },
+        { method: 'PATCH', path: `/plants/${100 + i * 10}`, body: { tag: 'grouped' } },
+        i % 2 === 0 ? { method: 'POST', path: '/plants', body: { id: 101 + i * 10, name: `Second ${i}` } } : { method: 'POST', path: '/plants', body: { id: 1, name: 'Other' } }
+      ])
+      const keyed = (i: number): Record<string, string> => i % 3 === 0 ? { 'idempotency-key': `group-${i}` } : {}
+      const answers = await Promise.all(bodies.map((operations, i) => batch(operations, keyed(i))))
+      answers.forEach((res, i) => assert.equal(res.statusCode, i % 2 === 0 ? 200 : 409, `batch ${i}: ${res.body}`))
+      const events = await eventsAfter(app, before.position)
+      assert.equal(events.length, 6 * 3)
+      for (let i = 0; i < 12; i += 2) {
+        const own = events.filter((event) => event.data.id === 100 + i * 10 || event.data.id === 101 + i * 10)
+        assert.deepEqual(own.map((event) => event.type), ['plant.created', 'plant.updated', 'plant.created'], `batch ${i}`)
+        assert.deepEqual(own.map((event) => Number(event.sequence) - Number(own[0]!.sequence)), [0, 1, 2], `batch ${i}'s events are consecutive`)
+      }
+      const stored = (await state()).plants as Array<{ id: number }>
+      assert.deepEqual(stored.map((plant) => plant.id), [1, ...[0, 2, 4, 6, 8, 10].flatMap((i) => [100 + i * 10, 101 + i * 10])])
+      // The keyed ones, replayed: the same answers, nothing written.
+      const position = (await state()).position
+      for (const i of [0, 3, 6, 9]) {
+        const replay = await batch(bodies[i]!, keyed(i))
+        assert.equal(replay.headers['idempotent-replayed'], 'true')
+        assert.equal(replay.body, answers[i]!.body)
+      }
+      assert.equal((await state()).position, position)
+    })
+
     test('a create repeated in one batch is a replay with the same content and a conflict with another, as across requests', async (t) => {
       const { send, batch, state } = await setup(t, database)
       await send('POST', '/plants', { id: 80, name: 'Stored' })

@@ -75,16 +75,19 @@ export function outboxColumns (changes: PlantChange[]) {
   }
 }
 
+// The log's lock is taken by the statement itself (the events' rows are drawn from a join with it), not
+// by a statement before: a holder of the lock would otherwise wait for this process's event loop to send
+// the append, and every writer in the cluster with it.
 const appendSql = `WITH c AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $8::text[], $9::text[]) WITH ORDINALITY AS t (type, message_id, data, plant_id, payload, trace_parent, before, ord)
-), appended AS (${eventsSql('c', '$6')})
+), lock AS (${EVENT_LOG_LOCK}
+), appended AS (${eventsSql('c CROSS JOIN lock', '$6')})
 ${deliveriesSql('c e', '$6', '$7::text')}`
 
 /** Writes the changes' events (and their deliveries) in the client's transaction; true when a delivery was written. */
 export async function record (client: PoolClient, changes: PlantChange[], now: number): Promise<boolean> {
   if (changes.length === 0) return false
   const { messageIds, data, payloads, traces } = outboxColumns(changes)
-  await client.query(EVENT_LOG_LOCK)
   const written = await client.query(appendSql, [changes.map((change) => change.type), messageIds, data,
     changes.map((change) => change.plant.id.toString()), payloads, now, new Date(now).toISOString(), traces, changes.map(eventBefore)])
   return (written.rowCount ?? 0) > 0

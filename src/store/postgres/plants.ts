@@ -11,7 +11,8 @@ import { createBatchParams, createBatchSql, outcomeOf } from './create-batch.js'
 import type { BatchRow, PendingCreate } from './create-batch.js'
 import { LOG_POSITION_SQL, record } from './outbox.js'
 import type { PostgresDatabase } from './database.js'
-import { apply, writeRequest } from './write-requests.js'
+import { apply, writeRequests } from './write-requests.js'
+import type { Settled } from './write-requests.js'
 
 const POSITION_SQL = `SELECT (${LOG_POSITION_SQL}) AS position`
 
@@ -29,10 +30,14 @@ const ESTIMATED_TOTAL_SQL = `(SELECT CASE WHEN c.reltuples >= 0 THEN c.reltuples
 
 type PositionedRow = { position: bigint, id: bigint | null, name: string | null, tag: string | null }
 
+/** Requests of more operations than this run in a transaction of their own (see #writes). */
+const GROUPED_OPERATIONS = 20
+
 /** Plants on PostgreSQL; concurrent creates are grouped into one statement and one commit. */
 export class PostgresPlants implements PlantStore {
   readonly #db: PostgresDatabase
   readonly #creates: GroupCommit<PendingCreate, CreateOutcome>
+  readonly #writes: GroupCommit<WriteRequest, Settled>
   #handoff: DeliveryHandoff | undefined
 
   constructor (db: PostgresDatabase, onBatch?: (creates: number) => void) {
@@ -44,6 +49,12 @@ export class PostgresPlants implements PlantStore {
     this.#creates = new GroupCommit((creates: PendingCreate[]) => this.#createBatch(creates), {
       onBatch: (creates) => onBatch?.(creates.length)
     })
+    // PATCH, keyed DELETE and small batches the same way: one transaction, one turn of the event log's
+    // lock and one commit for what arrived together (PATCHes on one plant: twice the requests a second).
+    // 16 requests at most, so that a group's savepoints (two a keyed request) stay under PostgreSQL's 64
+    // cached subtransactions. Large batches run alone: grouped, their statements ran one after another on
+    // one connection, and 8 connections of 500 creates made 29,000–34,000 plants/s against 42,500.
+    this.#writes = new GroupCommit((requests: WriteRequest[]) => writeRequests(this.#db, requests), { maxBatch: 16 })
   }
 
   handOff (handoff: DeliveryHandoff) {
@@ -165,7 +176,10 @@ export class PostgresPlants implements PlantStore {
   }
 
   async write (request: WriteRequest) {
-    return writeRequest(this.#db, { ...request, trace: traceOrigin() })
+    const traced = { ...request, trace: traceOrigin() }
+    const settled = request.operations.length > GROUPED_OPERATIONS ? (await writeRequests(this.#db, [traced]))[0]! : await this.#writes.submit(traced)
+    if ('error' in settled) throw settled.error
+    return settled.response
   }
 
   /** A lone replace or delete (PUT, DELETE) in a transaction of its own: read FOR UPDATE, decided and written as a batch's operation is. */

@@ -3,7 +3,7 @@ import type { PlantChange } from '../../contract/events.js'
 import { plantOfRow } from '../../contract/plant.js'
 import type { PlantRow } from '../../contract/plant.js'
 import type { OperationOutcome } from '../../contract/write-answers.js'
-import { answerOf, decide, failed, keptResponse, keptValues, operationId, RolledBack } from '../plant-operations.js'
+import { answerOf, decide, failed, keptResponse, keptValues, operationId } from '../plant-operations.js'
 import type { KeptAnswer } from '../plant-operations.js'
 import type { PlantOperation, WriteRequest, WriteResponse } from '../store.js'
 import type { PostgresDatabase } from './database.js'
@@ -75,48 +75,89 @@ function createRun (operations: PlantOperation[], from: number): Array<Extract<P
   return run
 }
 
+/** A lone request's failure, thrown out of its transaction so that all it wrote rolls back. */
+class Undone extends Error {
+  constructor (readonly response: WriteResponse) { super('rolled back') }
+}
+
+/** One request of a group: its response, or the error its statements met (its savepoint rolled back). */
+export type Settled = { response: WriteResponse } | { error: unknown }
+
 /**
- * PATCH, keyed DELETE and POST /batch on PostgreSQL: one transaction, the operations in order, their
- * events appended together at the end (consecutive sequences, the log's lock held shortest). With a key:
- * its lock first (held by another running request: key-in-flight), its kept answer, and the operations
- * under a savepoint, so that a failure still keeps its answer.
+ * One request's operations in the group's transaction: the key's lock and kept answer first (held by
+ * another running request: key-in-flight), then the operations in order. A failure with a key keeps its
+ * answer, its operations undone under a savepoint of their own; one without a key is `undo`ne by the
+ * caller with everything the request wrote.
  */
-export async function writeRequest (db: PostgresDatabase, request: WriteRequest): Promise<WriteResponse> {
+async function run (client: PoolClient, request: WriteRequest, now: number): Promise<{ response: WriteResponse, changes: PlantChange[], undo: boolean }> {
   const { key } = request
+  const nothing = (response: WriteResponse) => ({ response, changes: [], undo: false })
+  if (key !== undefined) {
+    const { rows: [lock] } = await client.query<{ locked: boolean }>(KEY_LOCK_SQL, [`${key.owner}\n${key.key}`])
+    if (lock?.locked !== true) return nothing({ kind: 'key-in-flight' })
+    const { rows: [found] } = await client.query<KeptAnswer>(KEPT_SQL, [key.owner, key.key, now])
+    if (found !== undefined) return nothing(keptResponse(found, key.hash))
+    await client.query('SAVEPOINT operations')
+  }
+  const outcomes: OperationOutcome[] = []
+  const changes: PlantChange[] = []
+  const { operations } = request
+  let rolledBack = false
+  for (let i = 0; i < operations.length && !rolledBack;) {
+    const run = createRun(operations, i)
+    const decided = run.length > 1 ? await applyCreates(client, run, request.trace, now) : [await apply(client, operations[i]!, request.trace, now)]
+    i += decided.length
+    for (const { outcome, change } of decided) {
+      outcomes.push(outcome)
+      if (change !== undefined) changes.push(change)
+      rolledBack = failed(outcome)
+      if (rolledBack) break
+    }
+  }
+  const answer = answerOf(request, outcomes)
+  const response = { kind: 'answered' as const, answer, replayed: false, written: !rolledBack && changes.length > 0, enqueued: false }
+  if (rolledBack && key !== undefined) await client.query('ROLLBACK TO SAVEPOINT operations')
+  if (key !== undefined) await client.query(KEEP_SQL, keptValues(key, answer, now))
+  return { response, changes: rolledBack ? [] : changes, undo: rolledBack && key === undefined }
+}
+
+/**
+ * PATCH, keyed DELETE and POST /batch on PostgreSQL, the requests that arrived together in one
+ * transaction (group commit): each under a savepoint of its own (none for a lone request), the events
+ * of all appended together at the end (consecutive sequences per request, the log's lock taken once and
+ * held shortest), one commit. A request that fails, or whose statements fail, is rolled back to its
+ * savepoint alone; a lone one rolls back its transaction.
+ */
+export async function writeRequests (db: PostgresDatabase, requests: WriteRequest[]): Promise<Settled[]> {
+  const grouped = requests.length > 1
   try {
-    return await db.transaction(async (client): Promise<WriteResponse> => {
+    return await db.transaction(async (client): Promise<Settled[]> => {
       const now = Date.now()
-      if (key !== undefined) {
-        const { rows: [lock] } = await client.query<{ locked: boolean }>(KEY_LOCK_SQL, [`${key.owner}\n${key.key}`])
-        if (lock?.locked !== true) return { kind: 'key-in-flight' }
-        const { rows: [found] } = await client.query<KeptAnswer>(KEPT_SQL, [key.owner, key.key, now])
-        if (found !== undefined) return keptResponse(found, key.hash)
-        await client.query('SAVEPOINT operations')
-      }
-      const outcomes: OperationOutcome[] = []
+      const settled: Settled[] = []
       const changes: PlantChange[] = []
-      const { operations } = request
-      let rolledBack = false
-      for (let i = 0; i < operations.length && !rolledBack;) {
-        const run = createRun(operations, i)
-        const decided = run.length > 1 ? await applyCreates(client, run, request.trace, now) : [await apply(client, operations[i]!, request.trace, now)]
-        i += decided.length
-        for (const { outcome, change } of decided) {
-          outcomes.push(outcome)
-          if (change !== undefined) changes.push(change)
-          rolledBack = failed(outcome)
-          if (rolledBack) break
+      const written: WriteResponse[] = []
+      for (const request of requests) {
+        if (grouped) await client.query('SAVEPOINT request')
+        let ran
+        try {
+          ran = await run(client, request, now)
+        } catch (error) {
+          if (!grouped) throw error
+          await client.query('ROLLBACK TO SAVEPOINT request')
+          settled.push({ error })
+          continue
         }
+        if (ran.undo && !grouped) throw new Undone(ran.response)
+        if (ran.undo) await client.query('ROLLBACK TO SAVEPOINT request')
+        settled.push({ response: ran.response })
+        changes.push(...ran.changes)
+        if (ran.changes.length > 0) written.push(ran.response)
       }
-      if (rolledBack && key === undefined) throw new RolledBack(outcomes)
-      if (rolledBack) await client.query('ROLLBACK TO SAVEPOINT operations')
-      const enqueued = !rolledBack && await record(client, changes, now)
-      const answer = answerOf(request, outcomes)
-      if (key !== undefined) await client.query(KEEP_SQL, keptValues(key, answer, now))
-      return { kind: 'answered', answer, replayed: false, written: !rolledBack && changes.length > 0, enqueued }
+      if (await record(client, changes, now)) for (const response of written) Object.assign(response, { enqueued: true })
+      return settled
     })
   } catch (error) {
-    if (!(error instanceof RolledBack)) throw error
-    return { kind: 'answered', answer: answerOf(request, error.outcomes), replayed: false, written: false, enqueued: false }
+    if (!(error instanceof Undone)) throw error
+    return [{ response: error.response }]
   }
 }
