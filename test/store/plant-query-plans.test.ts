@@ -27,6 +27,9 @@ const SHAPES: Array<[string, PlantQuery]> = [
   ['q, one word with a filter, in name order', { limit: 101, search: ['fer'], filter: parseFilter('tag = "tropical"'), order: 'name' }]
 ]
 
+/** Shapes whose index gives the page's order on SQLite too: no plant of the range is sorted. */
+const UNSORTED = new Set(['tag =', 'tag parameter', 'id range', 'name order desc with a filter', 'id order desc, next page'])
+
 const pageSql = (query: PlantQuery, bind: (value: string | bigint) => string, search: SearchSql) => {
   const sql = listSql(query, bind, search)
   return `SELECT id, name, tag FROM plants WHERE ${sql.where} ORDER BY ${sql.order} LIMIT ${query.limit}`
@@ -45,6 +48,7 @@ test('SQLite: every shape of page reads through an index: no table scan, and a s
     const details = plan.map((row) => row.detail).join('; ')
     assert.ok(!/SCAN plants(?! USING)/.test(details), `${shape}: ${details}`)
     assert.ok(!/TEMP B-TREE/.test(details) || /SEARCH plants USING/.test(details), `${shape}: ${details}`)
+    if (UNSORTED.has(shape)) assert.ok(!/TEMP B-TREE/.test(details), `${shape}: the index gives the order: ${details}`)
   }
 })
 
