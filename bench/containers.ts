@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import { median } from './report.js'
 import { writeResults } from './results.js'
-import { containerRuntimeMissing, podman, podmanOk, stream } from '../test/containers/podman.js'
+import { containerRuntimeMissing, podman, podmanOk, startService, stream } from '../test/containers/podman.js'
 import { buildStandIns } from '../test/containers/stand-ins.js'
 
 const { values: flags } = parseArgs({ options: { runs: { type: 'string' } } })
@@ -28,14 +28,8 @@ const [image, base] = (await podmanOk(['image', 'inspect', '--format', '{{.Size}
 async function startToReady (volume: string): Promise<number> {
   const started = performance.now()
   try {
-    await podmanOk(['run', '--detach', '--name', NAME, '--read-only', '--volume', `${volume}:/data`, '--publish', '127.0.0.1::8080', IMAGE])
-    const url = `http://${(await podmanOk(['port', NAME, '8080/tcp'])).trim().split('\n')[0]}/readyz`
-    for (;;) {
-      const ok = await fetch(url).then((res) => res.ok, () => false)
-      if (ok) return performance.now() - started
-      if (performance.now() - started > 60_000) throw new Error('not ready within 60 s')
-      await new Promise((resolve) => setTimeout(resolve, 10))
-    }
+    await startService(NAME, IMAGE, volume)
+    return performance.now() - started
   } finally {
     await podman(['rm', '--force', '--time', '10', NAME])
   }

@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { freePort } from '../receiver.js'
+import { freePort, waitFor } from '../receiver.js'
 import { openStream } from '../sse.js'
-import { containerRuntimeMissing, podman, podmanEnv, podmanOk, run, stream } from './podman.js'
+import { answering, containerRuntimeMissing, podman, podmanEnv, podmanOk, run, startService, stream } from './podman.js'
 import { buildStandIns } from './stand-ins.js'
 
 // The Dockerfile and compose.yaml, built and run with podman on stand-ins for the official base images.
@@ -20,31 +20,15 @@ const volume = `plantstore-test-${suffix}-data`
 const project = `plantstoretest${suffix}`
 const work = mkdtempSync(join(tmpdir(), 'plantstore-containers-'))
 const log = (line: string) => process.stderr.write(`# containers: ${line}\n`)
+const secret = join(work, 'postgres-password.txt')
+writeFileSync(secret, randomBytes(18).toString('base64url'))
+// Readable by the containers' own users (postgres, node): a bind mount keeps the file's owner and mode.
+chmodSync(secret, 0o644)
 
 const missing = await containerRuntimeMissing()
 if (missing !== undefined) log(`skipped: ${missing}`)
 
-/** Waits for `check` to answer something other than undefined, until the deadline. */
-async function until<T> (what: string, check: () => Promise<T | undefined>, ms: number): Promise<T> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const value = await check().catch(() => undefined)
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
-
-const ready = (url: string, ms = 60_000) => until(`${url}/readyz`, async () => (await fetch(`${url}/readyz`)).ok ? true : undefined, ms)
-
-/** Starts the image on the test's volume with a read-only root, published on a free loopback port; answers its URL. */
-async function start (name: string): Promise<string> {
-  await podmanOk(['run', '--detach', '--name', name, '--read-only', '--volume', `${volume}:/data`, '--publish', '127.0.0.1::8080', IMAGE])
-  const published = await podmanOk(['port', name, '8080/tcp'])
-  const url = `http://${published.trim().split('\n')[0]}`
-  await ready(url)
-  return url
-}
+const start = (name: string) => startService(name, IMAGE, volume)
 
 const headers = (token: string) => ({ authorization: `Bearer ${token}`, 'content-type': 'application/json' })
 
@@ -146,12 +130,11 @@ describe('the container image and compose.yaml', { skip: missing === undefined ?
     const started = Date.now()
     await stream('podman-compose', ['-p', project, '-f', join(ROOT, 'compose.yaml'), 'up', '--detach'], { cwd: work, env: composeEnv(one, two) })
     const [first, second] = [`http://127.0.0.1:${one}`, `http://127.0.0.1:${two}`]
-    await Promise.all([ready(first, 120_000), ready(second, 120_000)])
+    await Promise.all([answering(`${first}/readyz`, 120_000), answering(`${second}/readyz`, 120_000)])
     log(`compose up to both instances ready: ${Date.now() - started} ms`)
     assert.match(await podmanOk(['inspect', '--format', '{{.State.Status}} {{.State.ExitCode}}', `${project}_migrate_1`]), /^exited 0$/m)
     for (const service of ['postgres', 'plantstore-1', 'plantstore-2']) {
-      const health = await until(`${service} healthy`, async () => (await podman(['healthcheck', 'run', `${project}_${service}_1`])).code === 0 ? true : undefined, 60_000)
-      assert.ok(health)
+      await waitFor(async () => (await podman(['healthcheck', 'run', `${project}_${service}_1`])).code === 0, 60_000, `${service} healthy`)
     }
 
     // The CLI in the container reaches PostgreSQL with the password from the secret file.
@@ -170,12 +153,8 @@ describe('the container image and compose.yaml', { skip: missing === undefined ?
   })
 })
 
-/** compose.yaml's variables: the image just built, a password file, and the two published ports. */
+/** compose.yaml's variables: the image just built, this run's password file, and the two published ports. */
 function composeEnv (one: number, two: number): NodeJS.ProcessEnv {
-  const secret = join(work, 'postgres-password.txt')
-  writeFileSync(secret, randomBytes(18).toString('base64url'))
-  // Readable by the containers' own users (postgres, node): a bind mount keeps the file's owner and mode.
-  chmodSync(secret, 0o644)
   return {
     ...podmanEnv,
     PLANTSTORE_IMAGE: IMAGE,

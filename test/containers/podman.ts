@@ -73,3 +73,23 @@ export async function containerRuntimeMissing (): Promise<string | undefined> {
     rmSync(root, { recursive: true, force: true })
   }
 }
+
+/** Polls an HTTP URL until it answers 2xx; fails after `ms`. */
+export async function answering (url: string, ms = 60_000): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!await fetch(url).then((res) => res.ok, () => false)) {
+    if (Date.now() > deadline) throw new Error(`${url}: no 2xx within ${ms} ms`)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
+
+/**
+ * Starts `image` as `name` with a read-only root, `volume` on /data and 8080 published on a free
+ * loopback port, and waits for /readyz; answers the service's URL.
+ */
+export async function startService (name: string, image: string, volume: string): Promise<string> {
+  await podmanOk(['run', '--detach', '--name', name, '--read-only', '--volume', `${volume}:/data`, '--publish', '127.0.0.1::8080', image])
+  const url = `http://${(await podmanOk(['port', name, '8080/tcp'])).trim().split('\n')[0]}`
+  await answering(`${url}/readyz`)
+  return url
+}

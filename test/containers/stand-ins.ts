@@ -91,7 +91,7 @@ async function standIn (recipe: Recipe, work: string, key: string, log: (line: s
   log(`${names[0]}: stand-in built in ${Math.round((Date.now() - started) / 1000)} s`)
 }
 
-/** /usr/local as the official image's Node tarball leaves it: node, its headers, npm and npx. */
+/** /usr/local as the official image's Node tarball leaves it: node, its headers and docs, npm and npx. */
 async function nodeTree (work: string): Promise<{ tree: string, version: string, npm: string }> {
   const packs = join(work, 'packs')
   mkdirSync(packs)
@@ -100,8 +100,9 @@ async function nodeTree (work: string): Promise<{ tree: string, version: string,
   const version = (JSON.parse(packed.stdout) as Array<{ version: string, filename: string }>)[0]!
   const tree = join(work, 'usr-local')
   mkdirSync(join(tree, 'lib', 'node_modules', 'npm'), { recursive: true })
-  await stream('tar', ['-xzf', join(packs, version.filename), '--strip-components=1', '-C', tree, 'package/bin', 'package/include', 'package/share'], { env: process.env })
-  const npm = bundledNpm(readFileSync(await changelog(packs, version.filename), 'utf8'), version.version)
+  // The whole package but its package.json, as the official image unpacks Node's tarball into /usr/local.
+  await stream('tar', ['-xzf', join(packs, version.filename), '--strip-components=1', '-C', tree, '--exclude=package/package.json'], { env: process.env })
+  const npm = bundledNpm(readFileSync(join(tree, 'CHANGELOG.md'), 'utf8'), version.version)
   const npmPacked = await run('npm', ['pack', '--silent', '--json', `npm@${npm}`], { cwd: packs, env: process.env })
   if (npmPacked.code !== 0) throw new Error(`npm pack npm@${npm}: ${npmPacked.stderr}`)
   const npmFile = (JSON.parse(npmPacked.stdout) as Array<{ filename: string }>)[0]!.filename
@@ -110,11 +111,6 @@ async function nodeTree (work: string): Promise<{ tree: string, version: string,
   symlinkSync('../lib/node_modules/npm/bin/npx-cli.js', join(tree, 'bin', 'npx'))
   symlinkSync('node', join(tree, 'bin', 'nodejs'))
   return { tree, version: version.version, npm }
-}
-
-async function changelog (packs: string, file: string): Promise<string> {
-  await stream('tar', ['-xzf', join(packs, file), '-C', packs, 'package/CHANGELOG.md'], { env: process.env })
-  return join(packs, 'package', 'CHANGELOG.md')
 }
 
 /** The npm a Node release bundles: the latest "upgrade npm to" at or before its section of the changelog. */

@@ -80,6 +80,9 @@ class Undone extends Error {
   constructor (readonly response: WriteResponse) { super('rolled back') }
 }
 
+/** What one request did: its response, the changes whose events it needs, and whether it must be undone. */
+interface Ran { response: WriteResponse, changes: PlantChange[], undo: boolean }
+
 /** One request of a group: its response, or the error its statements met (its savepoint rolled back). */
 export type Settled = { response: WriteResponse } | { error: unknown }
 
@@ -89,7 +92,7 @@ export type Settled = { response: WriteResponse } | { error: unknown }
  * answer, its operations undone under a savepoint of their own; one without a key is `undo`ne by the
  * caller with everything the request wrote.
  */
-async function run (client: PoolClient, request: WriteRequest, now: number): Promise<{ response: WriteResponse, changes: PlantChange[], undo: boolean }> {
+async function run (client: PoolClient, request: WriteRequest, now: number): Promise<Ran> {
   const { key } = request
   const nothing = (response: WriteResponse) => ({ response, changes: [], undo: false })
   if (key !== undefined) {
@@ -133,28 +136,24 @@ export async function writeRequests (db: PostgresDatabase, requests: WriteReques
   try {
     return await db.transaction(async (client): Promise<Settled[]> => {
       const now = Date.now()
-      const settled: Settled[] = []
-      const changes: PlantChange[] = []
-      const written: WriteResponse[] = []
+      const ran: Array<Ran | { error: unknown }> = []
       for (const request of requests) {
         if (grouped) await client.query('SAVEPOINT request')
-        let ran
+        let one: Ran
         try {
-          ran = await run(client, request, now)
+          one = await run(client, request, now)
         } catch (error) {
           if (!grouped) throw error
           await client.query('ROLLBACK TO SAVEPOINT request')
-          settled.push({ error })
+          ran.push({ error })
           continue
         }
-        if (ran.undo && !grouped) throw new Undone(ran.response)
-        if (ran.undo) await client.query('ROLLBACK TO SAVEPOINT request')
-        settled.push({ response: ran.response })
-        changes.push(...ran.changes)
-        if (ran.changes.length > 0) written.push(ran.response)
+        if (one.undo && !grouped) throw new Undone(one.response)
+        if (one.undo) await client.query('ROLLBACK TO SAVEPOINT request')
+        ran.push(one)
       }
-      if (await record(client, changes, now)) for (const response of written) Object.assign(response, { enqueued: true })
-      return settled
+      const enqueued = await record(client, ran.flatMap((one) => 'error' in one ? [] : one.changes), now)
+      return ran.map((one) => 'error' in one ? one : { response: one.changes.length > 0 ? { ...one.response, enqueued } : one.response })
     })
   } catch (error) {
     if (!(error instanceof Undone)) throw error
