@@ -26,7 +26,10 @@ export const foldWord = (word: string) => word.normalize('NFKD').replace(/\p{M}/
  * Whether a name matches a search: each word starts a word of the name, folded (the rule both stores'
  * full-text indexes implement).
  */
-export function nameMatches (name: string, words: string[]): boolean {
-  const nameWords = foldWord(name).split(/[^\p{L}\p{N}]+/u).filter((word) => word !== '')
-  return words.every((word) => nameWords.some((nameWord) => nameWord.startsWith(foldWord(word))))
+export function nameMatcher (words: string[]): (name: string) => boolean {
+  const folded = words.map(foldWord)
+  return (name) => {
+    const nameWords = foldWord(name).split(/[^\p{L}\p{N}]+/u)
+    return folded.every((word) => nameWords.some((nameWord) => nameWord.startsWith(word)))
+  }
 }

@@ -4,8 +4,20 @@ import type { PlantQuery } from './plant-store.js'
 
 /** Adds a value to the statement's parameters and answers its placeholder (`?` or `$n`). */
 export type Bind = (value: string | bigint) => string
-/** A dialect's condition for a name search through its full-text index. */
-export type SearchSql = (words: string[], bind: Bind) => string
+/** The SQL of a name search, each part binding its own parameters as it is placed in the statement. */
+export interface Search {
+  /** The rows to read: `plants`, or plants joined to the full-text index's matches. */
+  from: (bind: Bind) => string
+  /** Conditions a plant must also meet, ANDed after the query's own ('' for none). */
+  where: (bind: Bind) => string
+  /** The column that orders by id: `hit` when the index yields its matches in id order and drives the page. */
+  key: string
+}
+
+/** A dialect's name search through its full-text index; `inIdOrder` when the page is in id order (either direction). */
+export type SearchSql = (words: string[], inIdOrder: boolean) => Search
+
+const NO_SEARCH: Search = { from: () => 'plants', where: () => '', key: 'id' }
 
 const SQL_OPERATORS: Record<Operator, string> = { '=': '=', '!=': '<>', '<': '<', '<=': '<=', '>': '>', '>=': '>=' }
 
@@ -57,6 +69,8 @@ export function filterSql (filter: Filter, bind: Bind): string {
 
 /** What a page of plants is read with: its conditions (ANDed), its order, and whether any id can follow. */
 export interface ListSql {
+  /** The rows read: `plants`, or plants joined to a search's matches. */
+  from: string
   /** Conditions of the page: the query's, and the keyset's. */
   where: string
   /** The query's conditions alone (for a count of every matching plant). */
@@ -78,25 +92,30 @@ export function listSql (query: PlantQuery, bindValue: Bind, searchSql: SearchSq
     bound++
     return bindValue(value)
   }
+  const order = query.order ?? 'id'
+  const search = query.search === undefined ? NO_SEARCH : searchSql(query.search, !order.startsWith('name'))
+  // In the statement's order, as SQLite's parameters are numbered: FROM first, then WHERE.
+  const from = search.from(bind)
   const conditions: string[] = []
   if (query.tag !== undefined) conditions.push(`tag = ${bind(query.tag)}`)
   if (query.filter !== undefined) conditions.push(filterSql(query.filter, bind))
-  if (query.search !== undefined) conditions.push(searchSql(query.search, bind))
+  const searched = search.where(bind)
+  if (searched !== '') conditions.push(searched)
   const matching = conditions.length === 0 ? 'true' : conditions.join(' AND ')
   const matchingParams = bound
-  const order = query.order ?? 'id'
   let possible = true
   const keyset: string[] = []
+  const { key } = search
   if (order === 'id') {
-    const from = keysetStart(query.after)
-    if (from === undefined) possible = false
-    else if (query.after !== undefined) keyset.push(`id >= ${bind(from)}`)
+    const start = keysetStart(query.after)
+    if (start === undefined) possible = false
+    else if (query.after !== undefined) keyset.push(`${key} >= ${bind(start)}`)
   } else if (query.from !== undefined) {
     const { id, name } = query.from
-    if (order === 'id desc') keyset.push(`id < ${bind(id)}`)
+    if (order === 'id desc') keyset.push(`${key} < ${bind(id)}`)
     else keyset.push(`(name, id) ${order === 'name' ? '>' : '<'} (${bind(name)}, ${bind(id)})`)
   }
   const where = [...conditions, ...keyset].join(' AND ') || 'true'
   const direction = order.endsWith(' desc') ? ' DESC' : ''
-  return { where, matching, matchingParams, order: order.startsWith('name') ? `name${direction}, id${direction}` : `id${direction}`, possible }
+  return { from, where, matching, matchingParams, order: order.startsWith('name') ? `name${direction}, id${direction}` : `${key}${direction}`, possible }
 }

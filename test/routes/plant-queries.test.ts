@@ -5,7 +5,7 @@ import { buildWithToken, DATABASES } from '../helper.js'
 import { seededRandom } from '../random.js'
 import { parseFilter } from '../../src/contract/filter.js'
 import { compareCodePoints, matches } from '../../src/contract/filter-match.js'
-import { nameMatches, searchWords } from '../../src/contract/search.js'
+import { nameMatcher, searchWords } from '../../src/contract/search.js'
 import type { Plant } from '../../src/contract/plant.js'
 import { INT64_MAX, INT64_MIN } from '../../src/contract/int64.js'
 
@@ -64,7 +64,7 @@ function expected (plants: Plant[], filter: string | undefined, tag: string | un
   const words = q === undefined ? undefined : searchWords(q)
   const byId = (a: Plant, b: Plant) => a.id < b.id ? -1 : a.id > b.id ? 1 : 0
   const sorted = plants
-    .filter((plant) => (tag === undefined || plant.tag === tag) && (tree === undefined || matches(tree, plant)) && (words === undefined || nameMatches(plant.name, words)))
+    .filter((plant) => (tag === undefined || plant.tag === tag) && (tree === undefined || matches(tree, plant)) && (words === undefined || nameMatcher(words)(plant.name)))
     .sort((a, b) => order.startsWith('name') ? compareCodePoints(a.name, b.name) || byId(a, b) : byId(a, b))
   if (order.endsWith('desc')) sorted.reverse()
   return sorted.map((plant) => String(plant.id))
@@ -155,6 +155,10 @@ for (const [db, database] of Object.entries(DATABASES)) {
     assert.deepEqual(await names0('q=elep'), ['Éléphant ear', 'Elephant bush'])
     assert.deepEqual(await names0('q=%C3%A9l%C3%A9'), ['Éléphant ear', 'Elephant bush'])
     assert.deepEqual(await names0('q=ern'), [], 'a word matches the start of a word only')
+    assert.deepEqual(await names0('q=ferns'), [], 'every letter of a word counts, past the index\'s prefixes too')
+    assert.deepEqual(await names0('q=ELEPHANT%20b&order_by=id%20desc'), ['Elephant bush'])
+    assert.deepEqual(await names0('q=fernl&order_by=name%20desc'), ['Fernleaf'])
+    assert.equal((await send('GET', '/plants?q=swor%20fer&count=exact')).headers['x-total-count'], '1')
     assert.deepEqual(await names0('q=%E6%A4%8D'), ['植物 garden'])
     assert.deepEqual(await names0(`q=fern&filter=${encodeURIComponent('tag:*')}`), ['Boston fern', 'Fernleaf'])
     const none = await send('GET', '/plants?q=%F0%9F%8C%BF')

@@ -21,8 +21,11 @@ const POSITION_SQL = `SELECT (${LOG_POSITION_SQL}) AS position`
  * tsvector's GIN index. The query is built from the parameter in the statement itself, so a custom plan
  * sees it as a constant and estimates it.
  */
-export const searchSql: SearchSql = (words, bind) =>
-  `search @@ to_tsquery('simple', regexp_replace(btrim(plant_search_text(${bind(words.join(' '))})), ' +', ':* & ', 'g') || ':*')`
+export const searchSql: SearchSql = (words) => ({
+  from: () => 'plants',
+  where: (bind) => `search @@ to_tsquery('simple', regexp_replace(btrim(plant_search_text(${bind(words.join(' '))})), ' +', ':* & ', 'g') || ':*')`,
+  key: 'id'
+})
 
 // The table's row count from PostgreSQL's statistics, when it has any (-1 before the first ANALYZE).
 const ESTIMATED_TOTAL_SQL = `(SELECT CASE WHEN c.reltuples >= 0 THEN c.reltuples::bigint ELSE (SELECT count(*) FROM plants) END
@@ -142,11 +145,11 @@ export class PostgresPlants implements PlantStore {
   async #page (query: PlantQuery): Promise<PlantPage> {
     const params: string[] = []
     const sql = listSql(query, (value) => `$${params.push(String(value))}`, searchSql)
-    const total = query.count === undefined ? 'NULL::bigint' : query.count === 'estimated' && sql.matching === 'true' ? ESTIMATED_TOTAL_SQL : `(SELECT count(*) FROM plants WHERE ${sql.matching})`
+    const total = query.count === undefined ? 'NULL::bigint' : query.count === 'estimated' && sql.matching === 'true' ? ESTIMATED_TOTAL_SQL : `(SELECT count(*) FROM ${sql.from} WHERE ${sql.matching})`
     const limit = `$${params.push(String(sql.possible ? query.limit : 0))}`
     const rows = await this.#db.query<PositionedRow & { total: bigint | null }>(`SELECT pos.position, pos.total, p.* FROM (
         SELECT (${LOG_POSITION_SQL}) AS position, ${total} AS total) pos LEFT JOIN LATERAL (
-        SELECT id, name, tag FROM plants WHERE ${sql.where} ORDER BY ${sql.order} LIMIT ${limit}) p ON true
+        SELECT id, name, tag FROM ${sql.from} WHERE ${sql.where} ORDER BY ${sql.order} LIMIT ${limit}) p ON true
       ORDER BY ${sql.order.replace(/\b(name|id)\b/g, 'p.$1')}`, params)
     const { position, total: counted } = rows[0]!
     return {
