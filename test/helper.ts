@@ -4,9 +4,9 @@ import type { BuildOptions } from '../src/http/app.js'
 import { loadConfig } from '../src/config/config.js'
 import type { RawConfig } from '../src/config/config.js'
 import { freshDatabase } from './databases.js'
-import { SCOPES } from '../src/store/store.js'
+import { hashToken, SCOPES } from '../src/store/store.js'
 import type { Scope } from '../src/store/store.js'
-import { generateToken, hashToken } from '../src/auth/tokens.js'
+import { generateToken } from '../src/auth/tokens.js'
 
 export type App = Awaited<ReturnType<typeof buildApp>>
 

@@ -4,9 +4,9 @@ import { ApiError, InsufficientScope, InvalidToken, MalformedAuthorization, Miss
 import type { Config } from '../config/config.js'
 import { createJwtVerifier, looksLikeJwt } from './jwt.js'
 import type { Principal } from './jwt.js'
-import { grants } from '../store/store.js'
+import { grants, hashToken } from '../store/store.js'
 import type { CachedToken, Store } from '../store/store.js'
-import { hashToken, looksLikeToken, readCredentials, sameHash } from './tokens.js'
+import { looksLikeToken, readCredentials, sameHash } from './tokens.js'
 import { readTicket } from './tickets.js'
 import { WindowCounter } from '../lib/window-counter.js'
 import type { AuthFailureLimiter } from './failure-limiter.js'
@@ -63,9 +63,8 @@ async function authenticate (store: Store, verifyJwt: JwtVerifier | undefined, r
     }
   }
   if (!looksLikeToken(credentials.token)) throw new InvalidToken()
-  const hash = hashToken(credentials.token)
-  const token = await tokens.findByHash(hash)
-  const usable = token !== undefined && sameHash(token.hash, hash) && token.revokedAt === null && unexpired(token)
+  const token = await tokens.findByToken(credentials.token)
+  const usable = token !== undefined && token.revokedAt === null && unexpired(token)
   if (!usable) throw new InvalidToken()
   tokens.recordUse(token.id)
   return { key: `token:${token.id}`, name: token.name, scopes: token.scopes, tokenId: token.id, expiresAt: token.expiresAt }

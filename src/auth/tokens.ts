@@ -1,4 +1,4 @@
-import { hash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { randomBytes, timingSafeEqual } from 'node:crypto'
 
 const PREFIX = 'ps_'
 // ps_ + base64url of 32 bytes (43 characters): anything else cannot be one of ours.
@@ -7,14 +7,6 @@ const TOKEN_SHAPE = /^ps_[A-Za-z0-9_-]{43}$/
 /** A new opaque token: 256 random bits. Shown once; only its hash is stored. */
 export function generateToken (): string {
   return PREFIX + randomBytes(32).toString('base64url')
-}
-
-/**
- * The SHA-256 of a token, as stored. One-shot hash(): every authenticated request pays it, and a Hash
- * object per call cost twice as much.
- */
-export function hashToken (token: string): Buffer {
-  return hash('sha256', token, 'buffer')
 }
 
 export function looksLikeToken (token: string): boolean {

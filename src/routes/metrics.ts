@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { requireOwnToken } from '../auth/bearer.js'
 import type { AuthFailureLimiter } from '../auth/failure-limiter.js'
-import { hashToken } from '../auth/tokens.js'
+import { hashToken } from '../store/store.js'
 import type { Config } from '../config/config.js'
 import { operation } from '../contract/document.js'
 import type { Metrics } from '../telemetry/metrics.js'

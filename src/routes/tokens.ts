@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { operation } from '../contract/document.js'
 import { InsufficientScope, NotFound, TokenNameConflict, TooManyRequests } from '../contract/errors.js'
-import { generateToken, hashToken } from '../auth/tokens.js'
+import { generateToken } from '../auth/tokens.js'
 import { parseDuration } from '../config/durations.js'
-import { DEFAULT_SCOPES, grants, TokenNameTaken, tokenState } from '../store/store.js'
+import { DEFAULT_SCOPES, grants, hashToken, TokenNameTaken, tokenState } from '../store/store.js'
 import type { Scope, TokenRecord } from '../store/store.js'
 
 /** Active tokens the API lets exist at once: a token that may create them cannot fill the store. */

@@ -87,7 +87,7 @@ export function announcingWebhooks (webhooks: WebhookStore, commits: Commits): W
 export function announcingTokens (tokens: TokenStore, commits: Commits): TokenStore {
   const changed = (revoked: unknown): Commit | undefined => revoked === undefined ? undefined : { kind: 'subscriptions', deliveriesDue: false }
   return {
-    findByHash: (hash) => tokens.findByHash(hash),
+    findByToken: (token) => tokens.findByToken(token),
     create: (token) => tokens.create(token),
     createFirst: (token) => tokens.createFirst(token),
     find: (id) => tokens.find(id),

@@ -25,14 +25,13 @@ export class TokenCache {
   }
 
   /**
-   * The token for a hash: the cached one, or the one `read` finds in the store, kept for the next
-   * lookup. A clear while it was read may have been its revocation, read too late: such a token serves
+   * The token a bearer presents: the cached one, or the one `read` finds in the store, kept for the next
+   * lookup under the token itself, so that a cached lookup costs no hash. A clear while it was read may have been its revocation, read too late: such a token serves
    * its own request only, as does every token when the cache is off.
    */
-  async through (hash: Buffer, read: () => CachedToken | undefined | Promise<CachedToken | undefined>): Promise<CachedToken | undefined> {
+  async through (key: string, read: () => CachedToken | undefined | Promise<CachedToken | undefined>): Promise<CachedToken | undefined> {
     this.#clearIfStale()
     const generation = this.#generation
-    const key = hash.toString('base64')
     const cached = this.#entries.get(key)
     if (cached !== undefined) return cached
     const token = await read()

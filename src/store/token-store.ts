@@ -1,3 +1,5 @@
+import { hash } from 'node:crypto'
+
 export const SCOPES = ['plants:read', 'plants:write', 'webhooks:manage', 'webhooks:admin', 'tokens:manage'] as const
 export type Scope = typeof SCOPES[number]
 
@@ -41,10 +43,20 @@ export interface TokenPage { after?: number, limit?: number }
 /** Why a subscription was disabled when its owner's token was revoked (its health's lastError). */
 export const OWNER_REVOKED = 'disabled: the token that owns this subscription was revoked'
 
+/**
+ * The SHA-256 of a token, as stored. One-shot hash(): a Hash object per call cost twice as much.
+ */
+export function hashToken (token: string): Buffer {
+  return hash('sha256', token, 'buffer')
+}
+
 /** API tokens: only their SHA-256 hashes are stored. */
 export interface TokenStore {
-  /** The token with this hash, through the cache (token-cache.ts). */
-  findByHash (hash: Buffer): Promise<CachedToken | undefined>
+  /**
+   * The token a bearer presents, through the cache (token-cache.ts), which keeps it under the token
+   * itself: only a lookup the cache cannot answer hashes it and reads the store.
+   */
+  findByToken (token: string): Promise<CachedToken | undefined>
   /** Fails with TokenNameTaken when the name is in use. */
   create (token: NewToken): Promise<TokenRecord>
   /** Creates the token only when the store has none at all; answers whether it did. */

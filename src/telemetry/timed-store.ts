@@ -42,7 +42,7 @@ export function instrumentStore (store: Store, metrics: Metrics, tracing?: Traci
     handOff: (handoff) => { p.handOff(handoff) }
   }
   const tokens: TokenStore = {
-    findByHash: time('tokens.findByHash', (hash) => t.findByHash(hash)),
+    findByToken: time('tokens.findByToken', (token) => t.findByToken(token)),
     create: time('tokens.create', (token) => t.create(token)),
     createFirst: time('tokens.createFirst', (token) => t.createFirst(token)),
     find: time('tokens.find', (id) => t.find(id)),

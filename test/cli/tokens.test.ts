@@ -5,7 +5,8 @@ import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import { cleanEnv, executable, newDatabase, newDatabaseUrl, run, workdir } from '../executable.js'
 import { withStore } from '../databases.js'
-import { generateToken, hashToken } from '../../src/auth/tokens.js'
+import { generateToken } from '../../src/auth/tokens.js'
+import { hashToken } from '../../src/store/store.js'
 
 const tokensOf = async (database: string) =>
   JSON.parse((await run(['tokens', 'list', '--json', '--database', database])).stdout) as Array<{ id: number, name: string, state: string }>

@@ -2,10 +2,12 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { parseDatabaseUrl } from '../../src/config/config.js'
 import { openStore } from '../../src/store/open-store.js'
-import { TokenNameTaken } from '../../src/store/store.js'
+import { hashToken, TokenNameTaken } from '../../src/store/store.js'
 import { DATABASES, freshDatabase } from '../helper.js'
 
-const hash = (n: number) => Buffer.alloc(32, n)
+/** A token, and the hash its row is stored under. */
+const secret = (n: number) => `ps_${String(n).repeat(43)}`
+const hash = (n: number) => hashToken(secret(n))
 
 for (const [db, url] of Object.entries(DATABASES)) {
   describe(`the ${db} store`, () => {
@@ -23,20 +25,20 @@ for (const [db, url] of Object.entries(DATABASES)) {
       assert.deepEqual(await store.plants.create({ id: plant.id, name: 'Ivy' }), { kind: 'conflict', plant })
     })
 
-    test('tokens: found by hash, unique names, revocable by name or id, first token only once', async (t) => {
+    test('tokens: found by the token (stored as its hash), unique names, revocable by name or id, first token only once', async (t) => {
       const store = await open(t)
       assert.equal(await store.tokens.createFirst({ name: 'default', hash: hash(1), scopes: ['plants:read'], expiresAt: null }), true)
       assert.equal(await store.tokens.createFirst({ name: 'again', hash: hash(2), scopes: ['plants:read'], expiresAt: null }), false)
       const expiresAt = new Date(Date.now() + 60_000)
       const second = await store.tokens.create({ name: 'ci', hash: hash(3), scopes: ['plants:read', 'plants:write'], expiresAt })
       await assert.rejects(store.tokens.create({ name: 'ci', hash: hash(4), scopes: ['plants:read'], expiresAt: null }), TokenNameTaken)
-      const found = await store.tokens.findByHash(hash(3))
+      const found = await store.tokens.findByToken(secret(3))
       assert.equal(found?.name, 'ci')
       assert.deepEqual(found?.scopes, ['plants:read', 'plants:write'])
       assert.equal(found?.expiresAt?.getTime(), expiresAt.getTime())
-      assert.equal(await store.tokens.findByHash(hash(9)), undefined)
+      assert.equal(await store.tokens.findByToken(secret(9)), undefined)
       assert.equal((await store.tokens.revokeById(second.id))?.name, 'ci')
-      assert.ok((await store.tokens.findByHash(hash(3)))?.revokedAt instanceof Date)
+      assert.ok((await store.tokens.findByToken(secret(3)))?.revokedAt instanceof Date)
       assert.equal((await store.tokens.revokeByName('default'))?.name, 'default')
       assert.equal(await store.tokens.revokeByName('nobody'), undefined)
       assert.equal(await store.tokens.revokeByName(String(second.id)), undefined, 'a name is never taken for an id')

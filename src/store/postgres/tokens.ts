@@ -3,7 +3,7 @@ import type { PoolClient } from 'pg'
 import { toToken, toTokenWithHash } from '../rows.js'
 import type { TokenRow } from '../rows.js'
 import { TokenNameTaken } from '../errors.js'
-import { OWNER_REVOKED } from '../store.js'
+import { OWNER_REVOKED, hashToken } from '../store.js'
 import type { NewToken, TokenPage, TokenStore } from '../store.js'
 import type { PostgresDatabase } from './database.js'
 import type { TokenCache } from '../token-cache.js'
@@ -32,9 +32,9 @@ export class PostgresTokens implements TokenStore {
     await this.#usage.close()
   }
 
-  async findByHash (hash: Buffer) {
-    return this.#cache.through(hash, async () => {
-      const [row] = await this.#db.query<TokenRow>('SELECT * FROM tokens WHERE hash = $1', [hash], 'tokens.by-hash')
+  async findByToken (token: string) {
+    return this.#cache.through(token, async () => {
+      const [row] = await this.#db.query<TokenRow>('SELECT * FROM tokens WHERE hash = $1', [hashToken(token)], 'tokens.by-hash')
       return row === undefined ? undefined : toTokenWithHash(row)
     })
   }

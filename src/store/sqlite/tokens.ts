@@ -8,6 +8,7 @@ import type { CallOf, WriteJob, WriteResult } from './write-jobs.js'
 import type { TokenWrites } from './token-writes.js'
 import { guard, Statements } from './connection.js'
 import { TokenCache } from '../token-cache.js'
+import { hashToken } from '../token-store.js'
 import { changedElsewhere } from './data-version.js'
 import { TokenUsage } from '../token-usage.js'
 
@@ -38,9 +39,9 @@ export class SqliteTokens implements TokenStore {
     await this.#usage.close()
   }
 
-  async findByHash (hash: Buffer) {
-    return this.#cache.through(hash, () => guard(() => {
-      const row = this.#selectByHash.get(hash)
+  async findByToken (token: string) {
+    return this.#cache.through(token, () => guard(() => {
+      const row = this.#selectByHash.get(hashToken(token))
       return row === undefined ? undefined : toTokenWithHash(row)
     }))
   }
