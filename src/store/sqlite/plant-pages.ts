@@ -24,11 +24,11 @@ const INDEXED_PREFIX = 3
 export const searchSql: SearchSql = (words, inIdOrder) => {
   const match = words.map((word) => `"${[...word].slice(0, INDEXED_PREFIX).join('')}"*`).join(' AND ')
   const long = words.filter((word) => [...word].length > INDEXED_PREFIX).join(' ')
-  const matches = (bind: Bind) => `SELECT rowid FROM plant_search WHERE plant_search MATCH ${bind(match)}`
+  const matches = (bind: Bind, column: string) => `SELECT ${column} FROM plant_search WHERE plant_search MATCH ${bind(match)}`
   return {
-    from: (bind) => inIdOrder ? `(${matches(bind).replace('rowid', 'rowid AS hit')}) CROSS JOIN plants ON id = hit` : 'plants',
+    from: (bind) => inIdOrder ? `(${matches(bind, 'rowid AS hit')}) CROSS JOIN plants ON id = hit` : 'plants',
     where: (bind) => [
-      ...inIdOrder ? [] : [`id IN (${matches(bind)})`],
+      ...inIdOrder ? [] : [`id IN (${matches(bind, 'rowid')})`],
       ...long === '' ? [] : [`name_has_words(name, ${bind(long)})`]
     ].join(' AND '),
     key: inIdOrder ? 'hit' : 'id'
