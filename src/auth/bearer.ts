@@ -5,7 +5,7 @@ import type { Config } from '../config/config.js'
 import { createJwtVerifier, looksLikeJwt } from './jwt.js'
 import type { Principal } from './jwt.js'
 import { grants, hashToken } from '../store/store.js'
-import type { CachedToken, Store } from '../store/store.js'
+import type { Store, TokenRecord } from '../store/store.js'
 import { looksLikeToken, readCredentials, sameHash } from './tokens.js'
 import { readTicket } from './tickets.js'
 import { WindowCounter } from '../lib/window-counter.js'
@@ -40,7 +40,7 @@ function authorizationCount (request: FastifyRequest): number {
   return count
 }
 
-const unexpired = (token: CachedToken) => token.expiresAt === null || token.expiresAt.getTime() > Date.now()
+const unexpired = (token: TokenRecord) => token.expiresAt === null || token.expiresAt.getTime() > Date.now()
 
 /** Who a request's Authorization header proves it is, or the 400/401 error it deserves (or 503 from the store). */
 async function authenticate (store: Store, verifyJwt: JwtVerifier | undefined, request: FastifyRequest): Promise<Principal> {

@@ -77,7 +77,7 @@ export function toSubscription (row: SubscriptionRow): Subscription {
   }
 }
 
-/** A token as the CLI and the routes see it: never its hash (see toTokenWithHash). */
+/** A token as the store answers it: never its hash. */
 export function toToken (row: TokenRow): TokenRecord {
   return {
     id: Number(row.id),
@@ -88,11 +88,6 @@ export function toToken (row: TokenRow): TokenRecord {
     revokedAt: date(row.revoked_at),
     lastUsedAt: date(row.last_used_at)
   }
-}
-
-/** A token with its stored hash, for authentication to compare in constant time. */
-export function toTokenWithHash (row: TokenRow): TokenRecord & { hash: Buffer } {
-  return { ...toToken(row), hash: row.hash }
 }
 
 /**

@@ -1,6 +1,6 @@
 import { boundedCache } from '../lib/bounded-cache.js'
 import { tokenEntryBytes } from './token-store.js'
-import type { CachedToken } from './token-store.js'
+import type { TokenRecord } from './token-store.js'
 
 // No entry is trusted longer than this: a revocation is refused within a second, whatever happens.
 const MAX_AGE_MS = 1000
@@ -19,17 +19,18 @@ export class TokenCache {
   #generation = 0
 
   constructor (maxBytes: number, isStale: () => boolean = () => false) {
-    this.#entries = boundedCache<CachedToken>({ maxBytes, ttlMs: MAX_AGE_MS, sizeOf: (token, key) => tokenEntryBytes(token, key) })
+    this.#entries = boundedCache<TokenRecord>({ maxBytes, ttlMs: MAX_AGE_MS, sizeOf: (token, key) => tokenEntryBytes(token, key) })
     this.#isStale = isStale
     this.#enabled = maxBytes > 0
   }
 
   /**
    * The token a bearer presents: the cached one, or the one `read` finds in the store, kept for the next
-   * lookup under the token itself, so that a cached lookup costs no hash. A clear while it was read may have been its revocation, read too late: such a token serves
-   * its own request only, as does every token when the cache is off.
+   * lookup under the token itself, so that a cached lookup costs no hash. A clear while it was read may
+   * have been its revocation, read too late: such a token serves its own request only, as does every
+   * token when the cache is off.
    */
-  async through (key: string, read: () => CachedToken | undefined | Promise<CachedToken | undefined>): Promise<CachedToken | undefined> {
+  async through (key: string, read: () => TokenRecord | undefined | Promise<TokenRecord | undefined>): Promise<TokenRecord | undefined> {
     this.#clearIfStale()
     const generation = this.#generation
     const cached = this.#entries.get(key)

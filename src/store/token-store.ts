@@ -21,8 +21,6 @@ export interface TokenRecord {
   lastUsedAt: Date | null
 }
 
-export type CachedToken = TokenRecord & { hash: Buffer }
-
 /** A token's state as listed: revoked, expired or active. */
 export function tokenState (token: TokenRecord, now = Date.now()): 'active' | 'expired' | 'revoked' {
   if (token.revokedAt !== null) return 'revoked'
@@ -56,7 +54,7 @@ export interface TokenStore {
    * The token a bearer presents, through the cache (token-cache.ts), which keeps it under the token
    * itself: only a lookup the cache cannot answer hashes it and reads the store.
    */
-  findByToken (token: string): Promise<CachedToken | undefined>
+  findByToken (token: string): Promise<TokenRecord | undefined>
   /** Fails with TokenNameTaken when the name is in use. */
   create (token: NewToken): Promise<TokenRecord>
   /** Creates the token only when the store has none at all; answers whether it did. */
@@ -84,7 +82,7 @@ export interface TokenStore {
   close (): Promise<void>
 }
 
-/** What a cached token costs in memory, about: its strings, its hash and the entry's own objects. */
-export function tokenEntryBytes (token: TokenRecord & { hash: Buffer }, key: string): number {
-  return 300 + 2 * (key.length + token.name.length + token.scopes.join(',').length) + token.hash.length
+/** What a cached token costs in memory, about: its strings (the key is the token) and the entry's own objects. */
+export function tokenEntryBytes (token: TokenRecord, key: string): number {
+  return 300 + 2 * (key.length + token.name.length + token.scopes.join(',').length)
 }

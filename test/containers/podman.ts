@@ -2,6 +2,7 @@ import { execFile, spawn } from 'node:child_process'
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
+import { waitFor } from '../receiver.js'
 
 /**
  * podman as these machines run it: runc and cgroupfs, and no default ulimits (with crun or podman's
@@ -74,14 +75,9 @@ export async function containerRuntimeMissing (): Promise<string | undefined> {
   }
 }
 
-/** Polls an HTTP URL until it answers 2xx; fails after `ms`. */
-export async function answering (url: string, ms = 60_000): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!await fetch(url).then((res) => res.ok, () => false)) {
-    if (Date.now() > deadline) throw new Error(`${url}: no 2xx within ${ms} ms`)
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-}
+/** Waits until an HTTP URL answers 2xx; fails after `ms`. */
+export const answering = (url: string, ms = 60_000) =>
+  waitFor(() => fetch(url).then((res) => res.ok, () => false), ms, `${url} to answer 2xx`)
 
 /**
  * Starts `image` as `name` with a read-only root, `volume` on /data and 8080 published on a free

@@ -61,10 +61,10 @@ function searchFrom (random: () => number, plants: Plant[]): string | undefined 
 /** The ids the rules give, in the order's sequence. */
 function expected (plants: Plant[], filter: string | undefined, tag: string | undefined, order: typeof ORDERS[number], q?: string): string[] {
   const tree = filter === undefined ? undefined : parseFilter(filter)
-  const words = q === undefined ? undefined : searchWords(q)
+  const named = q === undefined ? undefined : nameMatcher(searchWords(q))
   const byId = (a: Plant, b: Plant) => a.id < b.id ? -1 : a.id > b.id ? 1 : 0
   const sorted = plants
-    .filter((plant) => (tag === undefined || plant.tag === tag) && (tree === undefined || matches(tree, plant)) && (words === undefined || nameMatcher(words)(plant.name)))
+    .filter((plant) => (tag === undefined || plant.tag === tag) && (tree === undefined || matches(tree, plant)) && (named === undefined || named(plant.name)))
     .sort((a, b) => order.startsWith('name') ? compareCodePoints(a.name, b.name) || byId(a, b) : byId(a, b))
   if (order.endsWith('desc')) sorted.reverse()
   return sorted.map((plant) => String(plant.id))

@@ -1,6 +1,6 @@
 import type pg from 'pg'
 import type { PoolClient } from 'pg'
-import { toToken, toTokenWithHash } from '../rows.js'
+import { toToken } from '../rows.js'
 import type { TokenRow } from '../rows.js'
 import { TokenNameTaken } from '../errors.js'
 import { OWNER_REVOKED, hashToken } from '../store.js'
@@ -35,7 +35,7 @@ export class PostgresTokens implements TokenStore {
   async findByToken (token: string) {
     return this.#cache.through(token, async () => {
       const [row] = await this.#db.query<TokenRow>('SELECT * FROM tokens WHERE hash = $1', [hashToken(token)], 'tokens.by-hash')
-      return row === undefined ? undefined : toTokenWithHash(row)
+      return row === undefined ? undefined : toToken(row)
     })
   }
 

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3'
-import { toToken, toTokenWithHash } from '../rows.js'
+import { toToken } from '../rows.js'
 import type { TokenRow } from '../rows.js'
 import { TokenNameTaken } from '../errors.js'
 import type { NewToken, TokenPage, TokenRecord, TokenStore } from '../store.js'
@@ -42,7 +42,7 @@ export class SqliteTokens implements TokenStore {
   async findByToken (token: string) {
     return this.#cache.through(token, () => guard(() => {
       const row = this.#selectByHash.get(hashToken(token))
-      return row === undefined ? undefined : toTokenWithHash(row)
+      return row === undefined ? undefined : toToken(row)
     }))
   }
 
