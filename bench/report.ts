@@ -79,8 +79,15 @@ export function report (rows: Row[], feedRuns: FeedRun[], settings: Settings) {
   const summary = summarise(rows, settings)
   const rows0 = (scenario: string, server: string) => rows.filter((r) => r.scenario === scenario && r.server === server)
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`
-  const header = '| scenario | server | req/s | ratio to ceiling | p50 ms | p99 ms | non-2xx | errors | server CPU s | peak RSS MiB |\n|---|---|---|---|---|---|---|---|---|---|\n'
-  const table = header + summary.map((r) => `| ${r.scenario} | ${r.server} | ${r.requestsPerSecond} | ${r.ratioToCeiling} | ${r.p50Ms} | ${r.p99Ms} | ${r.non2xx} | ${r.errors} | ${r.cpuSeconds} | ${r.peakRssMiB} |`).join('\n')
+  // Each row's own reference: the same server with traces off, or the --baseline build on the same store.
+  const referenceOf = (server: string) => server === TRACED ? SQLITE : server === SQLITE ? baselineName('SQLite') : server === POSTGRES ? baselineName('PostgreSQL') : undefined
+  const toReference = (scenario: string, server: string) => {
+    const reference = referenceOf(server)
+    const base = reference === undefined ? [] : rows0(scenario, reference)
+    return base.length === 0 ? '–' : `**${round2(median(perRound(rows0(scenario, server), base)))}**`
+  }
+  const header = '| scenario | server | req/s | ÷ ceiling | ÷ reference | p50 ms | p99 ms | non-2xx | errors | server CPU s | peak RSS MiB |\n|---|---|---|---|---|---|---|---|---|---|---|\n'
+  const table = header + summary.map((r) => `| ${r.scenario} | ${r.server} | ${r.requestsPerSecond} | ${r.ratioToCeiling} | ${toReference(r.scenario, r.server)} | ${r.p50Ms} | ${r.p99Ms} | ${r.non2xx} | ${r.errors} | ${r.cpuSeconds} | ${r.peakRssMiB} |`).join('\n')
   const withSubscriber = summary.filter((r) => 'deliveredWithin5s' in r) as Array<Record<string, unknown>>
   const webhooks = withSubscriber.length === 0
     ? ''
@@ -94,29 +101,11 @@ export function report (rows: Row[], feedRuns: FeedRun[], settings: Settings) {
       '| server | creates/s | ÷ creates without | p99 ms | every stream complete | out of order | stream lag p99 ms |\n|---|---|---|---|---|---|---|\n' +
       withStreams.map((r) => `| ${r.server} | ${r.requestsPerSecond} | ${r.ratioToOwnCreate} | ${r.p99Ms} | ${r.streamsComplete} | ${r.streamOutOfOrder} | ${r.streamLagP99Ms} |`).join('\n')
   const feed = feedTable(feedRuns)
-  const traced = ['create (unique ids)', 'GET /plants/{id}'].flatMap((scenario) => {
-    const on = summary.find((r) => r.scenario === scenario && r.server === TRACED)
-    const off = summary.find((r) => r.scenario === scenario && r.server === SQLITE)
-    if (on === undefined || off === undefined) return []
-    return [`| ${scenario} | ${off.requestsPerSecond} | ${on.requestsPerSecond} | **${round2(median(perRound(rows0(scenario, TRACED), rows0(scenario, off.server))))}** | ${off.p99Ms} | ${on.p99Ms} |`]
-  })
-  const traces = traced.length === 0
-    ? ''
-    : '\n\nTraces on (sampled at 0.1, sent over OTLP/HTTP to a collector in a process of its own that drops them) against off, on SQLite (traces on ÷ off: the median of the rounds\' ratios):\n\n' +
-      '| scenario | off req/s | on req/s | on ÷ off | off p99 ms | on p99 ms |\n|---|---|---|---|---|---|\n' + traced.join('\n')
-  const compared = ([['SQLite', SQLITE], ['PostgreSQL', POSTGRES]] as const).flatMap(([store, server]) => settings.scenarios.map((s) => s.name).flatMap((scenario) => {
-    const base = rows0(scenario, baselineName(store))
-    const ours = summary.find((r) => r.scenario === scenario && r.server === server)
-    if (base.length === 0 || ours === undefined) return []
-    return [`| ${scenario} | ${store} | ${Math.round(median(base.map((r) => r.requestsPerSecond)))} | ${ours.requestsPerSecond} | **${round2(median(perRound(rows0(scenario, server), base)))}** |`]
-  }))
-  const baseline = compared.length === 0
-    ? ''
-    : '\n\nThis build against the baseline build (--baseline), each just after the other in every round (this ÷ baseline: the median of the rounds\' ratios):\n\n' +
-      '| scenario | store | baseline req/s | this req/s | this ÷ baseline |\n|---|---|---|---|---|\n' + compared.join('\n')
   const markdown = `${settings.connections} connections, ${settings.durationSeconds} s per run after ${settings.warmupSeconds} s warm-up, ` +
     `median of ${settings.rounds} interleaved round${settings.rounds === 1 ? '' : 's'}${settings.quick ? ' (--quick)' : ''}; ` +
-    `${new Date().toISOString().slice(0, 10)} on ${machine}.\n\n${table}${webhooks}${streams}${feed}${traces}${baseline}\n`
+    `${new Date().toISOString().slice(0, 10)} on ${machine}. Ratios are the medians of the rounds' ratios; a row's reference is ` +
+    'the same server with traces off (traced, sent over OTLP/HTTP to a process that drops them), or the --baseline build on its store.\n\n' +
+    `${table}${webhooks}${streams}${feed}\n`
   if (!settings.quick) writeResults('bench', markdown)
   process.stdout.write(markdown)
 }
