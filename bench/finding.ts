@@ -129,8 +129,7 @@ async function inRounds (measure: (server: BenchServer, name: string) => Promise
       const server = await startPlantstore(`plantstore, ${name}`, databases.get(name)!, undefined, process.env, undefined, ['--read-cache-size', '0'])
       try {
         const figures = await measure(server, name)
-        const figuresOfRound = (runs[name] ??= [])[round - 1] ??= {}
-        Object.assign(figuresOfRound, figures)
+        Object.assign((runs[name] ??= [])[round - 1] ??= {}, figures)
         process.stderr.write(`round ${round} · ${name}: ${JSON.stringify(figures)}\n`)
       } finally {
         await server.stop()

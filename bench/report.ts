@@ -80,9 +80,9 @@ export function report (rows: Row[], feedRuns: FeedRun[], settings: Settings) {
   const rows0 = (scenario: string, server: string) => rows.filter((r) => r.scenario === scenario && r.server === server)
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`
   // Each row's own reference: the same server with traces off, or the --baseline build on the same store.
-  const referenceOf = (server: string) => server === TRACED ? SQLITE : server === SQLITE ? baselineName('SQLite') : server === POSTGRES ? baselineName('PostgreSQL') : undefined
+  const references: Record<string, string> = { [TRACED]: SQLITE, [SQLITE]: baselineName('SQLite'), [POSTGRES]: baselineName('PostgreSQL') }
   const toReference = (scenario: string, server: string) => {
-    const reference = referenceOf(server)
+    const reference = references[server]
     const base = reference === undefined ? [] : rows0(scenario, reference)
     return base.length === 0 ? '–' : `**${round2(median(perRound(rows0(scenario, server), base)))}**`
   }
