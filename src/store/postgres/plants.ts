@@ -19,11 +19,12 @@ const POSITION_SQL = `SELECT (${LOG_POSITION_SQL}) AS position`
 /**
  * The words folded as names are (plant_search_text, a migration), each a prefix, against the stored
  * tsvector's GIN index. The query is built from the parameter in the statement itself, so a custom plan
- * sees it as a constant and estimates it.
+ * sees it as a constant and estimates it. Words the folding erases (² or ʼ) are left out, as they are
+ * from names; when none is left the query is null and matches nothing, where ':*' alone was a syntax error.
  */
 export const searchSql: SearchSql = (words) => ({
   from: () => 'plants',
-  where: (bind) => `search @@ to_tsquery('simple', regexp_replace(btrim(plant_search_text(${bind(words.join(' '))})), ' +', ':* & ', 'g') || ':*')`,
+  where: (bind) => `search @@ to_tsquery('simple', nullif(regexp_replace(btrim(plant_search_text(${bind(words.join(' '))})), ' +', ':* & ', 'g'), '') || ':*')`,
   key: 'id'
 })
 
