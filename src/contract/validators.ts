@@ -56,11 +56,16 @@ function int64Keyword (acceptText: boolean) {
 interface Int64Bounds { minimum?: number, maximum?: number }
 
 // A lone surrogate ("\ud800") is valid JSON but not Unicode: stored, it would come back as U+FFFD, so
-// what was answered would not be what was stored.
+// what was answered would not be what was stored. U+0000 is Unicode, but PostgreSQL's text cannot hold
+// it: refused on both stores, so that a store's contents can always be copied to the other (by
+// `x-plain-text`, with the other controls, on the strings that have it).
 function unicodeValidator () {
-  const validate = (_schema: unknown, data: unknown): boolean => {
-    if (typeof data !== 'string' || data.isWellFormed()) return true
-    validate.errors = [{ keyword: 'x-unicode', message: 'must be valid Unicode', params: {} }]
+  const validate = (schema: { plainText: boolean }, data: unknown): boolean => {
+    if (typeof data !== 'string') return true
+    const nulAt = schema.plainText ? -1 : data.indexOf('\u0000')
+    const message = !data.isWellFormed() ? 'must be valid Unicode' : nulAt >= 0 ? `must not contain U+0000 (at character ${[...data.slice(0, nulAt)].length + 1})` : undefined
+    if (message === undefined) return true
+    validate.errors = [{ keyword: 'x-unicode', message, params: {} }]
     return false
   }
   validate.errors = [] as Partial<ErrorObject>[]
@@ -92,7 +97,7 @@ function isRealDateTime (text: string): boolean {
 
 /**
  * The document's `type: integer, format: int64` nodes become the exact keyword above, and its string
- * nodes ask for well-formed Unicode.
+ * nodes ask for well-formed Unicode without U+0000.
  */
 function withExactInt64 (schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(withExactInt64)
@@ -104,7 +109,7 @@ function withExactInt64 (schema: unknown): unknown {
   }
   const typed = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, withExactInt64(value)]))
   const isString = node.type === 'string' || (Array.isArray(node.type) && node.type.includes('string'))
-  return isString ? { ...typed, 'x-unicode': true } : typed
+  return isString ? { ...typed, 'x-unicode': { plainText: 'x-plain-text' in node } } : typed
 }
 
 /** An RFC 3339 date-time with its zone, and a real date (as a recovery's `since` must be, over HTTP and in the CLI). */
@@ -136,7 +141,7 @@ export const validatorCompiler: FastifySchemaCompiler<JsonSchema> = ({ schema, h
 
 export interface AjvError { keyword: string, instancePath: string, message?: string, params: Record<string, unknown> }
 
-/** `body/id must be an int64 integer`, `body/name is required`, `querystring/limit must be <= 1000`. */
+/** `body/id must be an int64 integer`, `body/name is required`, `query/limit must be <= 1000`. */
 export function describeSchemaErrors (errors: readonly AjvError[], context: string): string {
   const first = errors[0]
   if (first === undefined) return `${context} does not match the schema`

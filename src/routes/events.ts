@@ -48,7 +48,7 @@ export default async function eventRoutes (app: FastifyInstance, { maxStreams, m
       const query = request.query as StreamQuery
       const filter = parsedFilter(query.filter)
       const types = query.types === undefined ? undefined : parseEventTypes(query.types, filter !== undefined)
-      if (types !== undefined && !(types instanceof Set)) throw new SchemaMismatch(`querystring/types ${types.refused}`)
+      if (types !== undefined && !(types instanceof Set)) throw new SchemaMismatch(`query/types ${types.refused}`)
       const after = resumeFrom(request.headers['last-event-id'], query.after)
       if (app.events.open >= maxStreams) throw new TooManyRequests(5, `this server has ${maxStreams} streams open; retry later`)
       if (app.events.openFor(principal.key) >= maxStreamsPerToken) throw new TooManyRequests(5, `this token has ${maxStreamsPerToken} streams open already`)

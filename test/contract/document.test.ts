@@ -106,7 +106,7 @@ test('an int64 parameter below or above the bounds the document gives is refused
     for (const [value, words] of outside) {
       const res = await app.inject({ method: op.method, url: `${op.url}?${name}=${value}`, headers: { authorization: `Bearer ${token}` } })
       assert.equal(res.statusCode, 400, `${op.method} ${op.url}?${name}=${value}: ${res.body}`)
-      assert.deepEqual(res.json(), { error: 1001, message: `querystring/${name} ${words}` })
+      assert.deepEqual(res.json(), { error: 1001, message: `query/${name} ${words}` })
     }
   }
 })

@@ -65,6 +65,21 @@ for (const [name, database] of Object.entries(DATABASES)) {
       assert.equal((await send('POST', '/plants', { id: 1, name: '\u202eevil' })).statusCode, 200, 'plant names keep what they accepted')
     })
 
+    test('U+0000, which PostgreSQL cannot store, is 400 code 1001 in a name, a tag, a batch, a tag parameter and a filter; nothing is written', async (t) => {
+      const app = await build(t, { database })
+      const send = as(app, await createToken(app))
+      const refused = async (method: 'GET' | 'POST' | 'PATCH', url: string, payload: unknown, message: string) => {
+        const res = await send(method, url, payload)
+        assert.deepEqual([res.statusCode, res.json()], [400, { error: 1001, message }], url)
+      }
+      await refused('POST', '/plants', { id: 1, name: 'a\u0000b' }, 'body/name must not contain U+0000 (at character 2)')
+      await refused('POST', '/plants', { id: 1, name: 'a', tag: '\u0000' }, 'body/tag must not contain U+0000 (at character 1)')
+      await refused('POST', '/batch', { operations: [{ method: 'POST', path: '/plants', body: { id: 1, name: '🌿\u0000' } }] }, 'operations/0: body/name must not contain U+0000 (at character 2)')
+      await refused('GET', '/plants?tag=a%00', undefined, 'query/tag must not contain U+0000 (at character 2)')
+      await refused('GET', `/plants?filter=${encodeURIComponent('name = "\u0000"')}`, undefined, 'query/filter must not contain U+0000 (at character 9)')
+      assert.deepEqual((await send('GET', '/plants')).json(), [])
+    })
+
     test('GET /tokens is keyset-paged with Link; revoked and expired tokens are purged after the token retention', async (t) => {
       const app = await build(t, { database })
       const send = as(app, await createToken(app, { scopes: ['tokens:manage'], name: 'manager' }))

@@ -18,7 +18,7 @@ test('an unknown ?types= is named in the message, with the types the stream carr
   const res = await app.inject({ url: '/events?types=plant.created,plant.exploded', headers: { authorization: `Bearer ${token}` } })
   assert.deepEqual([res.statusCode, res.json()], [400, {
     error: 1001,
-    message: 'querystring/types names "plant.exploded", not an event type it carries; the stream\'s types are plant.created, plant.updated, plant.deleted (and plant.left, with a filter)'
+    message: 'query/types names "plant.exploded", not an event type it carries; the stream\'s types are plant.created, plant.updated, plant.deleted (and plant.left, with a filter)'
   }])
 })
 

@@ -41,13 +41,13 @@ for (const [db, database] of Object.entries(DATABASES)) {
     test('bad list parameters are 400 code 1001 naming the parameter', async (t) => {
       const { send } = await buildWithToken(t, { database })
       const cases: Array<[string, RegExp]> = [
-        ['limit=0', /^querystring\/limit must be >= 1$/],
-        ['limit=1001', /^querystring\/limit must be <= 1000$/],
-        ['limit=abc', /^querystring\/limit must be integer$/],
-        ['limit=1.5', /^querystring\/limit must be integer$/],
-        ['after=abc', /^querystring\/after must be an int64 integer$/],
-        ['after=9223372036854775808', /^querystring\/after must be an int64 integer$/],
-        [`tag=${'t'.repeat(65)}`, /^querystring\/tag must NOT have more than 64 characters$/]
+        ['limit=0', /^query\/limit must be >= 1$/],
+        ['limit=1001', /^query\/limit must be <= 1000$/],
+        ['limit=abc', /^query\/limit must be integer$/],
+        ['limit=1.5', /^query\/limit must be integer$/],
+        ['after=abc', /^query\/after must be an int64 integer$/],
+        ['after=9223372036854775808', /^query\/after must be an int64 integer$/],
+        [`tag=${'t'.repeat(65)}`, /^query\/tag must NOT have more than 64 characters$/]
       ]
       for (const [query, message] of cases) {
         const res = await send('GET', `/plants?${query}`)
