@@ -65,7 +65,7 @@ for (const [name, database] of Object.entries(DATABASES)) {
       assert.equal((await send('POST', '/plants', { id: 1, name: '\u202eevil' })).statusCode, 200, 'plant names keep what they accepted')
     })
 
-    test('U+0000, which PostgreSQL cannot store, is 400 code 1001 in a name, a tag, a batch, a tag parameter and a filter; nothing is written', async (t) => {
+    test('U+0000, which PostgreSQL cannot store, is 400 code 1001 in a name, a tag, a batch, a tag parameter and a filter, and so is a query that is not UTF-8', async (t) => {
       const app = await build(t, { database })
       const send = as(app, await createToken(app))
       const refused = async (method: 'GET' | 'POST' | 'PATCH', url: string, payload: unknown, message: string) => {
@@ -78,6 +78,10 @@ for (const [name, database] of Object.entries(DATABASES)) {
       await refused('GET', '/plants?tag=a%00', undefined, 'query/tag must not contain U+0000 (at character 2)')
       await refused('GET', `/plants?filter=${encodeURIComponent('name = "\u0000"')}`, undefined, 'query/filter must not contain U+0000 (at character 9)')
       assert.deepEqual((await send('GET', '/plants')).json(), [])
+      // Percent-encoding that is not UTF-8 (a lone surrogate, a stray byte, a lone %) is refused, not searched for as typed.
+      for (const query of ['tag=%ED%A0%80', 'tag=%FF', 'limit=2&tag=%', `filter=${encodeURIComponent('name = "')}%FF%22`]) {
+        await refused('GET', `/plants?${query}`, undefined, `query/${query.includes('filter') ? 'filter' : 'tag'} is not percent-encoded UTF-8`)
+      }
     })
 
     test('GET /tokens is keyset-paged with Link; revoked and expired tokens are purged after the token retention', async (t) => {
