@@ -22,6 +22,8 @@ declare module 'fastify' {
     acceptsTicket?: boolean
     /** Answers requests while the server drains, rather than the 503 every other route gives (http/draining.ts). */
     answersWhileDraining?: boolean
+    /** Requests this one counts as against the per-token rate limit, once its body is read (a batch: its operations). */
+    requestsWorth?: (body: unknown) => number
   }
   interface FastifyRequest {
     /** Who the request acts as, set by the auth plugin (null on routes that need no token). */

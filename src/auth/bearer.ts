@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
+import type { FastifyReply, FastifyRequest, onRequestHookHandler, preHandlerHookHandler } from 'fastify'
 import { ApiError, InsufficientScope, InvalidToken, MalformedAuthorization, MissingCredentials, TooManyRequests } from '../contract/errors.js'
 import type { Config } from '../config/config.js'
 import { createJwtVerifier, looksLikeJwt } from './jwt.js'
@@ -117,10 +117,20 @@ export default fp<AuthOptions>(async (app, { failures, rateLimit, jwt }) => {
     request.principal = principal
   }
 
+  // A batch counts as its operations: as one request, a token held to N a minute could write 1,000 N.
+  const charge = (requestsWorth: (body: unknown) => number): preHandlerHookHandler => async function chargeRequests (request) {
+    if (rateLimit === 0 || request.principal === null) return
+    const more = requestsWorth(request.body) - 1
+    if (more <= 0) return
+    const { key } = request.principal
+    if (perToken.hit(key, Date.now(), more) > rateLimit) throw new TooManyRequests(perToken.retryAfterSeconds(key), 'this token made too many requests')
+  }
+
   app.addHook('onRoute', (route) => {
-    const scope = route.config?.scope
+    const { scope, requestsWorth } = route.config ?? {}
     if (scope === undefined) return
     const existing = route.onRequest === undefined ? [] : [route.onRequest].flat()
     route.onRequest = [...existing, guard(scope)]
+    if (requestsWorth !== undefined) route.preHandler = [charge(requestsWorth), ...(route.preHandler === undefined ? [] : [route.preHandler].flat())]
   })
 }, { name: 'auth', dependencies: ['store', 'error-handler'] })

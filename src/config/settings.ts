@@ -27,7 +27,7 @@ export const SETTINGS = {
   firstTokenFile: { flag: '--first-token-file', env: 'PLANTSTORE_FIRST_TOKEN_FILE', fallback: '', argument: 'path', help: 'where the first-start token is written when stderr is not a terminal (default: first-token beside the SQLite store, or in the working folder)' },
   workers: { flag: '--workers', env: 'PLANTSTORE_WORKERS', fallback: '1', argument: 'n', help: 'processes sharing the port (node:cluster)' },
   authFailureLimit: { flag: '--auth-failure-limit', env: 'PLANTSTORE_AUTH_FAILURE_LIMIT', fallback: '100', argument: 'n', help: 'failed authentications per client address per minute before 429 (0: no limit)' },
-  rateLimit: { flag: '--rate-limit', env: 'PLANTSTORE_RATE_LIMIT', fallback: '0', argument: 'n', help: 'requests per token per minute (0: no limit)' },
+  rateLimit: { flag: '--rate-limit', env: 'PLANTSTORE_RATE_LIMIT', fallback: '0', argument: 'n', help: 'requests per token per minute, a batch counting as its operations (0: no limit)' },
   requestTimeout: { flag: '--request-timeout', env: 'PLANTSTORE_REQUEST_TIMEOUT', fallback: '30s', argument: 'duration', help: 'time for a whole request to arrive' },
   headersTimeout: { flag: '--headers-timeout', env: 'PLANTSTORE_HEADERS_TIMEOUT', fallback: '10s', argument: 'duration', help: 'time for request headers to arrive' },
   keepAliveTimeout: { flag: '--keep-alive-timeout', env: 'PLANTSTORE_KEEP_ALIVE_TIMEOUT', fallback: '5s', argument: 'duration', help: 'idle time before a keep-alive connection closes' },

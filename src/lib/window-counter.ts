@@ -24,14 +24,14 @@ export class WindowCounter {
     return entry === undefined || now - entry.start >= this.#windowMs ? 0 : entry.count
   }
 
-  /** Counts one event of `key`; answers the count including it. */
-  hit (key: string, now = Date.now()): number {
+  /** Counts `events` (one) events of `key`; answers the count including them. */
+  hit (key: string, now = Date.now(), events = 1): number {
     let entry = this.#counts.get(key)
     if (entry === undefined || now - entry.start >= this.#windowMs) {
       entry = { start: now, count: 0 }
       this.#counts.set(key, entry)
     }
-    return ++entry.count
+    return (entry.count += events)
   }
 
   /** Whole seconds until `key`'s window ends (at least 1). */

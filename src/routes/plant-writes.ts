@@ -17,8 +17,10 @@ export interface PlantWriteSettings {
 export default async function plantWriteRoutes (app: FastifyInstance, settings: PlantWriteSettings) {
   const { writes, idempotencyRetentionMs } = settings
 
+  const batch = operation('batchWrite')
   app.route({
-    ...operation('batchWrite'),
+    ...batch,
+    config: { ...batch.config, requestsWorth: (body) => (body as { operations: unknown[] }).operations.length },
     bodyLimit: settings.batchBodyLimit,
     handler: async (request, reply) => {
       const key = idempotencyKey(request, idempotencyRetentionMs)

@@ -40,6 +40,16 @@ test('the per-token rate limit is off by default, and when set answers 429 code 
   assert.equal((await send('GET', '/plants', undefined, { authorization: `Bearer ${other}` })).statusCode, 200, 'per token')
 })
 
+test('a batch counts as its operations against the per-token rate limit', async (t) => {
+  const { send } = await buildWithToken(t, { rateLimit: '5' })
+  const batch = (first: number) => ({ operations: [0, 1, 2].map((i) => ({ method: 'POST', path: '/plants', body: { id: first + i, name: 'Fern' } })) })
+  assert.equal((await send('POST', '/batch', batch(1))).statusCode, 200)
+  const limited = await send('POST', '/batch', batch(4))
+  assert.deepEqual([limited.statusCode, limited.json().error], [429, 4000])
+  assert.ok(Number(limited.headers['retry-after']) >= 1)
+  assert.equal((await send('GET', '/plants/4')).statusCode, 429, 'the window is spent')
+})
+
 test('security headers: no-store on authenticated answers, nosniff everywhere, no x-powered-by', async (t) => {
   const { app, send } = await buildWithToken(t)
   for (const res of [await send('GET', '/plants'), await send('POST', '/plants', { id: 1 }), await app.inject({ method: 'GET', url: '/plants' })]) {
