@@ -113,7 +113,10 @@ export function parseFilter (text: string): Filter | undefined {
   const unary = (): Filter => {
     if (is('word', 'NOT') || is('punct', '-')) {
       take()
-      return { kind: 'not', term: unary() }
+      // NOT NOT x is x (NOT is an exact complement), so that no chain of them nests the SQL deeper
+      // than the comparisons do: a thousand was past SQLite's expression depth.
+      const term = unary()
+      return term.kind === 'not' ? term.term : { kind: 'not', term }
     }
     if (is('punct', '(')) {
       take()

@@ -129,6 +129,19 @@ for (const [db, database] of Object.entries(DATABASES)) {
       assert.equal((await send('GET', '/plants?order_by=size')).statusCode, 400)
     })
 
+    test('a thousand NOTs within the length limit are a filter like any other, not a 500', async (t) => {
+      const { send } = await buildWithToken(t, { database })
+      for (let id = 1; id <= 4; id++) assert.equal((await send('POST', '/plants', { id, name: `Plant ${id}`, ...(id % 2 === 0 && { tag: 'even' }) })).statusCode, 200)
+      const ids = async (filter: string) => {
+        const res = await send('GET', `/plants?filter=${encodeURIComponent(filter)}`)
+        assert.equal(res.statusCode, 200, res.body)
+        return (res.json() as Plant[]).map((plant) => plant.id)
+      }
+      assert.deepEqual(await ids(`${'-'.repeat(1000)}tag:*`), [2, 4])
+      assert.deepEqual(await ids(`${'-'.repeat(999)}tag:*`), [1, 3])
+      assert.deepEqual(await ids(`${'NOT ('.repeat(101)}id > 1${')'.repeat(101)}`), [1])
+    })
+
     test('count=exact counts the whole query, not the page; without count there is no header; plain lists are as before', async (t) => {
       const { send } = await buildWithToken(t, { database })
       for (let id = 1; id <= 5; id++) assert.equal((await send('POST', '/plants', { id, name: `Plant ${id}`, ...(id % 2 === 0 && { tag: 'even' }) })).statusCode, 200)
