@@ -49,3 +49,12 @@ export class TokenNameTaken extends Error {
 export class BackupUnsupported extends Error {
   override name = 'BackupUnsupported'
 }
+
+/** A plant that cannot be written to PostgreSQL, whose text cannot hold U+0000 (copied from an SQLite store that took it before it was refused). */
+export class UnstorableText extends Error {
+  override name = 'UnstorableText'
+
+  constructor (id: bigint) {
+    super(`plant ${id} holds U+0000 in its name or tag, which PostgreSQL cannot store: change it in the source store (PUT /plants/${id}) and copy again`)
+  }
+}

@@ -180,6 +180,19 @@ describe('plantstore copy', () => {
       assert.deepEqual(await withStore(target, (store) => store.bulk.contents()), before)
     }
   })
+
+  test('a plant whose name holds U+0000 (SQLite took it before it was refused) stops a copy to PostgreSQL with its id; nothing is written', { timeout: 60_000, skip: DATABASES.postgres === undefined ? 'no PostgreSQL' : false }, async () => {
+    const source = newDatabase()
+    await withStore(source, async (store) => {
+      await store.plants.create({ id: 1n, name: 'one' })
+      await store.plants.create({ id: 2n, name: 'nul \u0000 here' })
+    })
+    const target = await freshUrl('postgres')
+    const stopped = await run(['copy', '--from', source, '--to', target])
+    assert.equal(stopped.code, 1)
+    assert.match(stopped.stderr, /plant 2 holds U\+0000 in its name or tag, which PostgreSQL cannot store: change it in the source store \(PUT \/plants\/2\) and copy again/)
+    assert.deepEqual(Object.values(await withStore(target, (store) => store.bulk.contents())).filter((count) => count > 0), [])
+  })
 })
 
 describe('plantstore backup', () => {

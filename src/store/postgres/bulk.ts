@@ -1,10 +1,10 @@
-import { once } from 'node:events'
+import { pipeline } from 'node:stream/promises'
 import type { PoolClient } from 'pg'
 import { from as copyFrom } from 'pg-copy-streams'
 import { INT64_MIN } from '../../contract/int64.js'
 import { plantOfRow } from '../../contract/plant.js'
 import type { PlantRow } from '../../contract/plant.js'
-import { BackupUnsupported, sameOrConflict } from '../store.js'
+import { BackupUnsupported, sameOrConflict, UnstorableText } from '../store.js'
 import type { BulkStore, ImportOptions, ImportResult, Plant, PlantRecord, Row, StoreMetadata } from '../store.js'
 import { record } from './outbox.js'
 import type { PostgresDatabase } from './database.js'
@@ -133,17 +133,20 @@ export class PostgresBulk implements BulkStore {
         // Rows came with their ids: the next one made here must follow them (keys have none).
         if (table !== 'idempotency_keys') await client.query(`SELECT setval(pg_get_serial_sequence('${table}', 'id'), coalesce((SELECT max(id) FROM ${table}), 0) + 1, false)`)
       }
-      // The plants through COPY: one stream, no statement per row.
-      const copy = client.query(copyFrom('COPY plants (id, name, tag, created_at) FROM STDIN'))
-      const finished = once(copy, 'finish')
-      for await (const records of plants) {
-        let chunk = ''
-        for (const r of records) chunk += `${r.id}\t${copyText(r.name)}\t${copyText(r.tag)}\t${r.createdAt}\n`
-        if (!copy.write(chunk)) await once(copy, 'drain')
-        onPlants?.(records.length)
-      }
-      copy.end()
-      await finished
+      // The plants through COPY: one stream, no statement per row. Through pipeline, so that a failure
+      // of the source (or a plant PostgreSQL cannot hold) aborts the COPY (CopyFail) rather than leave it
+      // open under the ROLLBACK, which then waited for ever.
+      await pipeline(async function * () {
+        for await (const records of plants) {
+          let chunk = ''
+          for (const r of records) {
+            if (r.name.includes('\u0000') || r.tag?.includes('\u0000') === true) throw new UnstorableText(r.id)
+            chunk += `${r.id}\t${copyText(r.name)}\t${copyText(r.tag)}\t${r.createdAt}\n`
+          }
+          yield chunk
+          onPlants?.(records.length)
+        }
+      }, client.query(copyFrom('COPY plants (id, name, tag, created_at) FROM STDIN')))
     })
   }
 
