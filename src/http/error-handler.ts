@@ -8,13 +8,10 @@ import { describeSchemaErrors } from '../contract/validators.js'
 import type { AjvError } from '../contract/validators.js'
 import { StoreUnavailable } from '../store/errors.js'
 
-// Fastify names the query string `querystring`; messages name it `query`, as the filter's and the
-// cursor's own messages do.
-const PARTS: Record<string, string> = { querystring: 'query' }
-
 function describeValidation (errors: AjvError[], context: string, request: FastifyRequest): string {
   if (context === 'body' && request.body === undefined) return 'body is required'
-  return describeSchemaErrors(errors, PARTS[context] ?? context)
+  // Fastify names the query string `querystring`; messages say `query`, as the filter's and the cursor's do.
+  return describeSchemaErrors(errors, context === 'querystring' ? 'query' : context)
 }
 
 /** Maps anything thrown in any layer to an ApiError of the table in errors.ts. */

@@ -2,22 +2,10 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import fc from 'fast-check'
 import { buildWithToken, DATABASES } from '../helper.js'
-
-// Every code a batch or a query may answer with (docs/errors.md).
-const DOCUMENTED = new Set([1000, 1001, 1002, 1003, 1005, 2002, 3000, 3001, 3002, 3005, 4000])
+import { assertSound } from '../sound-answers.js'
 
 // Ids as JSON numbers, whatever their size (JSON.stringify cannot write a bigint).
 const json = (value: unknown) => JSON.stringify(value, (_key, v: unknown) => typeof v === 'bigint' ? `#${v}#` : v).replace(/"#(-?\d+)#"/g, '$1')
-
-function assertSound (res: { statusCode: number, body: string }, input: unknown) {
-  const context = json(input).slice(0, 400)
-  assert.ok(res.statusCode < 500, `${res.statusCode} for ${context}: ${res.body}`)
-  if (res.statusCode >= 400) {
-    const body = JSON.parse(res.body) as { error: number, message: string }
-    assert.deepEqual(Object.keys(body).sort(), ['error', 'message'], context)
-    assert.ok(DOCUMENTED.has(body.error), `undocumented code ${body.error} for ${context}`)
-  }
-}
 
 const text = fc.oneof(fc.string({ unit: 'binary', maxLength: 12 }), fc.string({ unit: 'grapheme', maxLength: 12 }),
   fc.constantFrom('\uD800', '\u0000', '²', 'ʼ', 'Éléphant', '植物', '🌿', '', ' ', '*', '"', '\\', '%', "'", 'a:*', 'x'.repeat(300)))

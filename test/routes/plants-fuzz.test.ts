@@ -2,23 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
 import { buildWithToken } from '../helper.js'
-
-// Every code the error table (docs/errors.md) documents; a fuzzed answer must carry one of these, never anything else.
-const DOCUMENTED = new Set([1000, 1001, 1002, 1003, 1004, 2000, 2001, 2002, 2003, 3000, 3001, 3002, 3003, 4000, 5000, 5001])
-
-/** The server's promises under hostile input: no 5xx, and every error is the contract's Error body. */
-function assertSound (res: { statusCode: number, headers: Record<string, unknown>, body: string }, input: unknown) {
-  const context = JSON.stringify(input)?.slice(0, 300)
-  assert.ok(res.statusCode < 500, `${res.statusCode} for ${context}: ${res.body}`)
-  // HEAD answers carry the headers of the GET answer but no body.
-  if (res.statusCode >= 400 && (input as { method?: string }).method !== 'HEAD') {
-    assert.match(String(res.headers['content-type']), /^application\/json/, context)
-    const body = JSON.parse(res.body)
-    assert.deepEqual(Object.keys(body).sort(), ['error', 'message'], context)
-    assert.ok(DOCUMENTED.has(body.error), `undocumented code ${body.error} for ${context}`)
-    assert.equal(typeof body.message, 'string')
-  }
-}
+import { assertSound } from '../sound-answers.js'
 
 // Strings of every kind of character, lone surrogates included.
 const anyText = fc.oneof(fc.string({ unit: 'binary', maxLength: 60 }), fc.string({ unit: 'grapheme', maxLength: 60 }),
