@@ -1,10 +1,12 @@
+import { isUtf8 } from 'node:buffer'
 import { createReadStream, statSync } from 'node:fs'
 import type { Readable } from 'node:stream'
+import { firstNonUtf8Byte, startsWithBom } from '../contract/exact-json.js'
 import type { ConflictMode, ImportResult, Plant, Store } from '../store/store.js'
 import type { ParsedLines } from './import-lines.js'
 import { ParserThread } from './import-parser-thread.js'
 import { withStore } from './store-access.js'
-import { Progress } from './progress.js'
+import { counted, Progress } from './progress.js'
 import { InputError, UsageError } from './command-errors.js'
 
 interface Options { onConflict: ConflictMode, notify?: boolean, batchSize: string, database?: string, databasePasswordFile?: string, quiet?: boolean }
@@ -28,11 +30,14 @@ export async function runImport (file: string, options: Options) {
   }
   let size: number | undefined
   if (file !== '-') {
+    let stats
     try {
-      size = statSync(file).size
+      stats = statSync(file)
     } catch {
       throw new UsageError(`cannot read ${file}: no such file`)
     }
+    if (stats.isDirectory()) throw new UsageError(`cannot read ${file}: it is a folder`)
+    size = stats.size
   }
   const input: Readable = file === '-' ? process.stdin : createReadStream(file, { highWaterMark: 1 << 20 })
   // Started before the store opens, so that the thread loads the validator meanwhile.
@@ -84,10 +89,8 @@ async function importLines (input: Readable, parser: ParserThread, store: Store,
 
   const ahead: Ahead[] = []
   let aheadBytes = 0
-  input.setEncoding('utf8')
-  for await (const chunk of input as AsyncIterable<string>) {
-    const chunkBytes = Buffer.byteLength(chunk)
-    ahead.push({ parsed: parser.parse(chunk), bytes: chunkBytes })
+  const send = async (text: string, chunkBytes: number) => {
+    ahead.push({ parsed: parser.parse(text), bytes: chunkBytes })
     aheadBytes += chunkBytes
     while (aheadBytes > AHEAD_BYTES) {
       const next = ahead.shift()!
@@ -95,9 +98,34 @@ async function importLines (input: Readable, parser: ParserThread, store: Store,
       await take(next)
     }
   }
-  ahead.push({ parsed: parser.end(), bytes: 0 })
-  for (const next of ahead) await take(next)
+  const finish = async () => {
+    ahead.push({ parsed: parser.end(), bytes: 0 })
+    for (const next of ahead.splice(0)) await take(next)
+  }
+  // Whole lines are checked to be UTF-8 before they are decoded (a line end is never inside a
+  // character): other bytes would decode to U+FFFD and be stored as such.
+  const sendLines = async (whole: Buffer, chunkBytes: number) => {
+    if (isUtf8(whole)) return send(whole.toString('utf8'), chunkBytes)
+    const bad = firstNonUtf8Byte(whole)
+    const lineStart = whole.lastIndexOf(10, bad) + 1
+    await send(whole.toString('utf8', 0, lineStart), chunkBytes)
+    await finish()
+    await flush()
+    throw new InputError(`line ${lines + 1}: it is not UTF-8 (at byte ${bad - lineStart + 1} of the line)`)
+  }
+  let rest: Buffer = Buffer.alloc(0)
+  let first = true
+  for await (const chunk of input as AsyncIterable<Buffer>) {
+    let bytes = rest.length === 0 ? chunk : Buffer.concat([rest, chunk])
+    if (first && startsWithBom(bytes)) bytes = bytes.subarray(3)
+    first = false
+    const end = bytes.lastIndexOf(10) + 1
+    rest = bytes.subarray(end)
+    await sendLines(bytes.subarray(0, end), chunk.length)
+  }
+  await sendLines(rest, 0)
+  await finish()
   await flush()
-  progress.done(`imported ${lines} lines: ${totals.created} created, ${totals.identical} identical skipped` +
+  progress.done(`imported ${counted(lines, 'line')}: ${totals.created} created, ${totals.identical} identical skipped` +
     (totals.kept > 0 ? `, ${totals.kept} kept` : '') + (totals.replaced > 0 ? `, ${totals.replaced} replaced` : ''), lines)
 }

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer'
 import { parse as parseLossless } from 'lossless-json'
 import { InvalidJson } from './errors.js'
 
@@ -26,11 +27,31 @@ function parseExactNumber (literal: string): number | bigint {
   return BigInt(literal)
 }
 
-/** A JSON body (of any JSON media type) parsed exactly; no text is no body. */
-export function parseJsonBody (_request: unknown, text: string | Buffer, done: (error: Error | null, body?: unknown) => void) {
-  if (text === '') return done(null, undefined)
+/** Where the first byte that is not UTF-8 lies: the first U+FFFD that decoding made rather than read. */
+export function firstNonUtf8Byte (bytes: Buffer): number {
+  const text = bytes.toString('utf8')
+  for (let index = text.indexOf('\uFFFD'); index !== -1; index = text.indexOf('\uFFFD', index + 1)) {
+    const offset = Buffer.byteLength(text.slice(0, index))
+    if (bytes[offset] !== 0xef || bytes[offset + 1] !== 0xbf || bytes[offset + 2] !== 0xbd) return offset
+  }
+  return -1
+}
+
+/** Whether the bytes start with a UTF-8 byte order mark, which RFC 8259 lets a parser ignore. */
+export function startsWithBom (bytes: Buffer): boolean {
+  return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf
+}
+
+/**
+ * A JSON body (of any JSON media type) parsed exactly; no bytes is no body. JSON is UTF-8 (RFC 8259):
+ * other bytes are refused, not decoded to U+FFFD and stored. A leading byte order mark is ignored.
+ */
+export function parseJsonBody (_request: unknown, body: string | Buffer, done: (error: Error | null, body?: unknown) => void) {
+  const bytes = body as Buffer
+  if (bytes.length === 0) return done(null, undefined)
+  if (!isUtf8(bytes)) return done(new InvalidJson(`it is not UTF-8 (at byte ${firstNonUtf8Byte(bytes) + 1})`), undefined)
   try {
-    done(null, parseExactJson(text as string))
+    done(null, parseExactJson(bytes.toString('utf8', startsWithBom(bytes) ? 3 : 0)))
   } catch (error) {
     done(new InvalidJson((error as Error).message), undefined)
   }

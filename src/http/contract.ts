@@ -24,7 +24,7 @@ function isDecodable (text: string): boolean {
 export default fp<{ bodyLimit: number }>(async (app, { bodyLimit }) => {
   app.setValidatorCompiler(validatorCompiler)
   app.removeAllContentTypeParsers()
-  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, parseJsonBody)
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit }, parseJsonBody)
   app.addHook('preValidation', (request, _reply, done) => {
     const query = request.url.indexOf('?')
     if (query === -1 || !request.url.includes('%', query)) return done()

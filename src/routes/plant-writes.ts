@@ -34,7 +34,7 @@ export default async function plantWriteRoutes (app: FastifyInstance, settings: 
   // application/json is 415 here (naming the type to send) and merge-patch is 415 everywhere else.
   await app.register(async (patchContext) => {
     patchContext.removeAllContentTypeParsers()
-    patchContext.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, parseJsonBody)
+    patchContext.addContentTypeParser('application/merge-patch+json', { parseAs: 'buffer' }, parseJsonBody)
     patchContext.route({
       ...operation('patchPlant'),
       handler: async (request, reply) => {

@@ -6,7 +6,7 @@ import { DATABASES, freshDatabase, withStore } from '../databases.js'
 import { cleanEnv, executable, newDatabase, run, workdir } from '../executable.js'
 
 /** `plantstore import -` with `input` on its stdin. */
-function importStdin (input: string, database: string) {
+function importStdin (input: string | Buffer, database: string) {
   return new Promise<{ code: number | null, stderr: string }>((resolve) => {
     const child = spawn(process.execPath, [executable, 'import', '-', '--database', database], { env: cleanEnv })
     let stderr = ''
@@ -29,6 +29,15 @@ describe('plantstore import', () => {
     assert.equal(bad.code, 1)
     assert.match(bad.stderr, /^plantstore: line 2: body is not valid JSON/)
     assert.equal(await withStore(database, async (store) => (await store.bulk.contents()).plants), 30_001)
+  })
+
+  test('bytes that are not UTF-8 stop it at their line, the lines before stored; a byte order mark is skipped', async () => {
+    const database = newDatabase()
+    const bad = await importStdin(Buffer.concat([Buffer.from(`\uFEFF${plantLine(1)}\n${plantLine(2, '\uFFFD is a character')}\n{"id":3,"name":"a`), Buffer.from([0xff]), Buffer.from('"}\n')]), database)
+    assert.equal(bad.code, 1)
+    assert.match(bad.stderr, /^plantstore: line 3: it is not UTF-8 \(at byte 18 of the line\)/)
+    const stored = await withStore(database, async (store) => store.plants.list({ limit: 10 }))
+    assert.deepEqual(stored.plants.map((plant) => plant.name), ['plant 1', '\uFFFD is a character'])
   })
 
   const stores = ['sqlite', ...(DATABASES.postgres === undefined ? [] : ['postgres'])]

@@ -84,6 +84,25 @@ for (const [name, database] of Object.entries(DATABASES)) {
       }
     })
 
+    test('a body that is not UTF-8 is 400 code 1000 naming the byte, not stored as U+FFFD; a byte order mark is ignored', async (t) => {
+      const app = await build(t, { database })
+      const token = await createToken(app)
+      const raw = (method: 'POST' | 'PATCH', url: string, text: string, bad: number[] = []) => app.inject({
+        method,
+        url,
+        headers: { authorization: `Bearer ${token}`, 'content-type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json' },
+        payload: Buffer.concat([Buffer.from(text), Buffer.from(bad), Buffer.from('"}')])
+      })
+      for (const [method, url, text] of [['POST', '/plants', '{"id":1,"name":"a'], ['PATCH', '/plants/1', '{"name":"a'], ['POST', '/batch', '{"operations":[],"x":"']] as const) {
+        for (const bad of [[0xff], [0xed, 0xa0, 0x80], [0xe2, 0x82]]) {
+          const res = await raw(method, url, text, bad)
+          assert.deepEqual([res.statusCode, res.json()], [400, { error: 1000, message: `body is not valid JSON: it is not UTF-8 (at byte ${Buffer.byteLength(text) + 1})` }], `${method} ${url} ${bad}`)
+        }
+      }
+      assert.deepEqual((await raw('POST', '/plants', '\uFEFF{"id":1,"name":"\uFFFD')).json(), { id: 1, name: '\uFFFD' })
+      assert.deepEqual((await raw('PATCH', '/plants/1', '\uFEFF{"tag":"b')).json(), { id: 1, name: '\uFFFD', tag: 'b' })
+    })
+
     test('GET /tokens is keyset-paged with Link; revoked and expired tokens are purged after the token retention', async (t) => {
       const app = await build(t, { database })
       const send = as(app, await createToken(app, { scopes: ['tokens:manage'], name: 'manager' }))
