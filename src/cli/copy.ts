@@ -1,6 +1,6 @@
 import { displayUrl } from '../lib/display-url.js'
 import { withStore } from './store-access.js'
-import { Progress } from './progress.js'
+import { counted, Progress } from './progress.js'
 import { InputError, UsageError } from './command-errors.js'
 
 const BATCH = 10_000
@@ -22,7 +22,8 @@ export async function runCopy ({ from, to, quiet }: { from: string, to: string, 
     const metadata = await source.bulk.metadata()
     const progress = new Progress('copied', { quiet, total: contents.plants })
     await target.bulk.restore(source.bulk.plants(BATCH), metadata, (count) => progress.add(count))
-    progress.done(`copied ${progress.count} plants, ${metadata.tokens.length} tokens, ${metadata.subscriptions.filter((row) => row.removed_at === null).length} webhook subscriptions ` +
-      `and ${metadata.deliveries.length} undelivered events from ${displayUrl(from)} to ${displayUrl(to)}`)
+    const subscriptions = metadata.subscriptions.filter((row) => row.removed_at === null).length
+    progress.done(`copied ${counted(progress.count, 'plant')}, ${counted(metadata.tokens.length, 'token')}, ${counted(subscriptions, 'webhook subscription')} ` +
+      `and ${counted(metadata.deliveries.length, 'undelivered event')} from ${displayUrl(from)} to ${displayUrl(to)}`)
   }, { flag: '--to', create: true }), { flag: '--from' })
 }

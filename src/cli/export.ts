@@ -3,7 +3,7 @@ import { once } from 'node:events'
 import type { Writable } from 'node:stream'
 import { plantJson, plantOfRow } from '../contract/plant.js'
 import { withStore } from './store-access.js'
-import { Progress } from './progress.js'
+import { counted, Progress } from './progress.js'
 
 const BATCH = 10_000
 
@@ -26,6 +26,6 @@ export async function runExport ({ output, quiet, ...database }: { output?: stri
       out.end()
       await Promise.race([once(out, 'finish'), failed])
     }
-    progress.done(`exported ${progress.count} plants${output === undefined ? '' : ` to ${output}`}`)
+    progress.done(`exported ${counted(progress.count, 'plant')}${output === undefined ? '' : ` to ${output}`}`)
   })
 }

@@ -6,6 +6,11 @@ const clock = (seconds: number) => `${Math.floor(seconds / 60)}:${String(Math.fl
  * stderr is a terminal (count, rate, time left when the total is known); then one summary line.
  * `--quiet` shows neither.
  */
+/** `1 plant`, `2 plants`: a count with its noun. */
+export function counted (count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`
+}
+
 export class Progress {
   readonly #label: string
   readonly #quiet: boolean

@@ -7,7 +7,7 @@ import { databaseOption, databasePasswordFileOption } from './options.js'
 import { printJson, printTable, withStore } from './store-access.js'
 import { CommandFailure, UsageError } from './command-errors.js'
 
-/** Only absolute http(s) URLs can receive deliveries. */
+/** Only absolute http(s) URLs with a port other than 0 can receive deliveries. */
 function checkUrl (text: string): string {
   let url: URL
   try {
@@ -18,6 +18,7 @@ function checkUrl (text: string): string {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UsageError(`invalid webhook URL ${text}: only http:// and https:// URLs can receive webhooks`)
   }
+  if (url.port === '0') throw new UsageError(`invalid webhook URL ${text}: port 0 cannot receive webhooks`)
   return url.href
 }
 

@@ -53,7 +53,7 @@ export class MisdirectedRequest extends ApiError {
 }
 export const UnsupportedMediaType = apiError('UnsupportedMediaType', 1002, 415, 'a body is present and its content type is not the operation\'s (`application/json`; `application/merge-patch+json` for PATCH of a plant)', 'content type %s is not supported; send %s')
 export const BodyTooLarge = apiError('BodyTooLarge', 1003, 413, 'body larger than the limit (64 KiB by default); also 431 for headers over 16 KiB', 'body is larger than the limit of %d bytes')
-export const WebhookUrlRefused = apiError('WebhookUrlRefused', 1004, 400, 'webhook URL refused: not http(s), or its host is or resolves to an address that is not public', 'webhook URL refused: %s')
+export const WebhookUrlRefused = apiError('WebhookUrlRefused', 1004, 400, 'webhook URL refused: not http(s), port 0, or its host is or resolves to an address that is not public', 'webhook URL refused: %s')
 export const IdempotencyKeyReused = apiError('IdempotencyKeyReused', 1005, 422, 'this `Idempotency-Key` was used with another request (method, path, `If-Match` or body)', 'Idempotency-Key %s was used with another request; send a new key for a new request')
 export const MissingCredentials = apiError('MissingCredentials', 2000, 401, 'no bearer credentials (missing header, other scheme)', 'bearer token required', {
   'www-authenticate': 'Bearer realm="plantstore"'

@@ -118,7 +118,8 @@ export function isDateTime (text: string): boolean {
 }
 
 function createAjv (coerceTypes: boolean) {
-  const ajv = new Ajv({ coerceTypes, allErrors: false, strict: false, useDefaults: true })
+  // verbose: an error carries its schema, for `x-pattern-message`.
+  const ajv = new Ajv({ coerceTypes, allErrors: false, strict: false, useDefaults: true, verbose: true })
   ajv.addKeyword({ keyword: 'x-int64', modifying: true, errors: true, compile: int64Keyword(coerceTypes) })
   ajv.addKeyword({ keyword: 'x-unicode', errors: true, validate: unicodeValidator() })
   ajv.addKeyword({ keyword: 'x-plain-text', errors: true, validate: plainTextValidator() })
@@ -139,13 +140,19 @@ export const validatorCompiler: FastifySchemaCompiler<JsonSchema> = ({ schema, h
   return ajv.compile(withExactInt64(schema) as JsonSchema)
 }
 
-export interface AjvError { keyword: string, instancePath: string, message?: string, params: Record<string, unknown> }
+export interface AjvError { keyword: string, instancePath: string, message?: string, params: Record<string, unknown>, parentSchema?: Record<string, unknown> }
 
 /** `body/id must be an int64 integer`, `body/name is required`, `query/limit must be <= 1000`. */
 export function describeSchemaErrors (errors: readonly AjvError[], context: string): string {
   const first = errors[0]
   if (first === undefined) return `${context} does not match the schema`
   if (first.keyword === 'required') return `${context}${first.instancePath}/${String(first.params.missingProperty)} is required`
+  const patternMessage = first.keyword === 'pattern' ? first.parentSchema?.['x-pattern-message'] : undefined
+  if (typeof patternMessage === 'string') return `${context}${first.instancePath} ${patternMessage}`
+  if (first.keyword === 'enum') {
+    const allowed = (first.params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ')
+    return `${context}${first.instancePath} must be one of ${allowed}`
+  }
   return `${context}${first.instancePath} ${first.message ?? 'does not match the schema'}`
 }
 

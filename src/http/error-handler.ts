@@ -10,6 +10,8 @@ import { StoreUnavailable } from '../store/errors.js'
 
 function describeValidation (errors: AjvError[], context: string, request: FastifyRequest): string {
   if (context === 'body' && request.body === undefined) return 'body is required'
+  const name = errors[0]?.instancePath.slice(1) ?? ''
+  if (context === 'querystring' && Array.isArray((request.query as Record<string, unknown>)[name])) return `query/${name} may be given only once`
   // Fastify names the query string `querystring`; messages say `query`, as the filter's and the cursor's do.
   return describeSchemaErrors(errors, context === 'querystring' ? 'query' : context)
 }

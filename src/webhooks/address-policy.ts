@@ -65,6 +65,8 @@ export async function checkWebhookUrl (text: string, allowPrivate: boolean): Pro
     throw new WebhookUrlRefused(`${JSON.stringify(text)} is not an absolute URL`)
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new WebhookUrlRefused(`only http:// and https:// URLs receive webhooks, not ${url.protocol}`)
+  // Port 0 is no port: every delivery would fail.
+  if (url.port === '0') throw new WebhookUrlRefused('port 0 cannot receive webhooks')
   if (allowPrivate) return url.href
   const host = hostOf(url)
   // One text for every refusal of a host, so that the answer never tells which names exist (a DNS oracle).

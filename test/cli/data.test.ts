@@ -145,7 +145,7 @@ describe('plantstore copy', () => {
       const target = await freshUrl(to)
       const copied = await run(['copy', '--from', source, '--to', target])
       assert.equal(copied.code, 0, copied.stderr)
-      assert.match(copied.stderr, /copied 7 plants, 2 tokens, 1 webhook subscriptions and 1 undelivered events/)
+      assert.match(copied.stderr, /copied 7 plants, 2 tokens, 1 webhook subscription and 1 undelivered event/)
       assert.equal((await run(['export', '--database', target])).stdout, (await run(['export', '--database', source])).stdout)
       const tokens = JSON.parse((await run(['tokens', 'list', '--json', '--database', target])).stdout) as Array<{ name: string, state: string, scopes: string[] }>
       assert.deepEqual(tokens.map((t) => [t.name, t.state, t.scopes.join(' ')]), [['kept', 'active', 'plants:read'], ['gone', 'revoked', 'plants:read plants:write']])

@@ -92,6 +92,9 @@ for (const [db, database] of Object.entries(DATABASES)) {
         assert.deepEqual([res.statusCode, res.json().error], [status, error], JSON.stringify(payload))
         assert.equal(typeof res.json().message, 'string')
       }
+      assert.equal((await send('POST', '/tokens', { name: 'x', expiresIn: 'soon' })).json().message,
+        'body/expiresIn must be a lifetime such as 30d, 12h or 90m (1 to 999999, then s, m, h, d or w)')
+      assert.equal((await send('POST', '/tokens', { name: 'x', scopes: ['root'] })).json().message.startsWith('body/scopes/0 must be one of "plants:read", '), true)
       assert.equal((await send('DELETE', '/tokens/abc')).json().error, 1001)
       assert.equal((await send('DELETE', '/tokens/99999999999999999999')).statusCode, 400)
       const plain = sender(app, await createToken(app, { scopes: ['plants:read', 'plants:write'] }))

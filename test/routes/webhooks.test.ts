@@ -127,6 +127,8 @@ describe('server-side request forgery', () => {
       assert.match(res.json().message, /^webhook URL refused: /)
       if (/^http:\/\/[^/]*[.:\]]\d*\//.test(url)) assert.match(res.json().message, /--webhook-allow-private/, 'an address refusal says how operators allow it')
     }
+    const portZero = await app.inject({ method: 'POST', url: '/webhooks', headers: { authorization: `Bearer ${manager}` }, payload: { url: 'https://example.com:0/hook' } })
+    assert.deepEqual([portZero.statusCode, portZero.json().message], [400, 'webhook URL refused: port 0 cannot receive webhooks'])
     for (const address of SPECIAL_PURPOSE) assert.equal(isPublicAddress(address), false, `${address} is judged at delivery too`)
     assert.equal(isPublicAddress('2002:5db8:d822::1'), true, '6to4 of a public IPv4 address is public')
     assert.equal(isPublicAddress('2606:4700::1111'), true)
