@@ -13,10 +13,16 @@ const LONG_DIGIT_RUN = /\d{16}/
  */
 export function parseExactJson (text: string): unknown {
   if (!LONG_DIGIT_RUN.test(text)) return JSON.parse(text)
-  return parseLossless(text, null, {
-    parseNumber: parseExactNumber,
-    onDuplicateKey: ({ newValue }) => newValue
-  })
+  try {
+    return parseLossless(text, null, {
+      parseNumber: parseExactNumber,
+      onDuplicateKey: ({ newValue }) => newValue
+    })
+  } catch (error) {
+    // The lossless parser recurses: a deep nest of arrays runs out of stack, which is no syntax error to report as such.
+    if (error instanceof RangeError) throw new SyntaxError('it is nested too deeply')
+    throw error
+  }
 }
 
 const INTEGER_LITERAL = /^-?\d+$/

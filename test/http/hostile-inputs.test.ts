@@ -99,6 +99,8 @@ for (const [name, database] of Object.entries(DATABASES)) {
           assert.deepEqual([res.statusCode, res.json()], [400, { error: 1000, message: `body is not valid JSON: it is not UTF-8 (at byte ${Buffer.byteLength(text) + 1})` }], `${method} ${url} ${bad}`)
         }
       }
+      const deep = await raw('POST', '/plants', `{"id":1234567890123456789,"x":${'['.repeat(30_000)}${']'.repeat(30_000)},"name":"a`)
+      assert.deepEqual([deep.statusCode, deep.json()], [400, { error: 1000, message: 'body is not valid JSON: it is nested too deeply' }])
       assert.deepEqual((await raw('POST', '/plants', '\uFEFF{"id":1,"name":"\uFFFD')).json(), { id: 1, name: '\uFFFD' })
       assert.deepEqual((await raw('PATCH', '/plants/1', '\uFEFF{"tag":"b')).json(), { id: 1, name: '\uFFFD', tag: 'b' })
     })
