@@ -57,6 +57,8 @@ for (const [db, database] of Object.entries(DATABASES)) {
       assert.deepEqual(first.json().map((e: { plantId: number }) => e.plantId), [2])
       const next = /<([^>]+)>; rel="next"/.exec(String(first.headers.link))![1]!
       assert.deepEqual((await send('GET', next)).json().map((e: { plantId: number }) => e.plantId), [1])
+      const typo = await send('GET', `/webhooks/${subscription.id}/deliveries?after=msg_x`)
+      assert.deepEqual([typo.statusCode, typo.json().message], [400, 'query/after must be a delivery\'s id (msg_ and 32 hex digits), as the Link header gives'])
 
       // Redelivery: the same event again, with its webhook-id.
       const firstEvent = events[1]!
