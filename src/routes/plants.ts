@@ -3,7 +3,9 @@ import { operation } from '../contract/document.js'
 import { plantJson, plantOfBody, plantsJson } from '../contract/plant.js'
 import { etagOf, noneMatch } from '../contract/etag.js'
 import { NotFound, PlantConflict, PreconditionFailed, SchemaMismatch } from '../contract/errors.js'
+import { isPlainList } from '../store/store.js'
 import type { PlantOrder, WriteOutcome } from '../store/store.js'
+import { FairQueue } from '../lib/fair-queue.js'
 import { SearchError, searchWords } from '../contract/search.js'
 import { cursorAfter, readCursor } from './plant-cursor.js'
 import { parsedFilter } from './query-filter.js'
@@ -56,6 +58,9 @@ export default async function plantRoutes (app: FastifyInstance, { readCacheByte
   await app.register(plantWriteRoutes, { batchBodyLimit, idempotencyRetentionMs, writes })
   // Pages and single plants, each under a key of its own kind: a page's is a JSON array, a plant's `plant <id>`.
   const answers = new ReadCache(readCacheBytes)
+  // Pages beyond the plain list take turns by token (or address): one token's pile of costly queries
+  // never makes everyone else's wait behind it.
+  const costlyPages = new FairQueue(store.dialect.pageReaders)
 
   app.route({
     ...operation('listPlants'),
@@ -65,7 +70,7 @@ export default async function plantRoutes (app: FastifyInstance, { readCacheByte
       // The parsed query, each part told apart: no tag is not the empty tag.
       const key = JSON.stringify([query.limit, query.after?.toString() ?? null, query.tag ?? null, query.filter ?? null,
         query.q ?? null, query.order_by ?? null, query.count ?? null, query.cursor ?? null])
-      const page = await answers.through(key, version, () => readPage(query))
+      const page = await answers.through(key, version, () => readPage(query, request.principal?.key ?? request.ip))
       if (page.link !== undefined) reply.header('link', page.link)
       if (page.total !== undefined) reply.header('x-total-count', page.total)
       reply.header(POSITION_HEADER, page.position)
@@ -73,7 +78,7 @@ export default async function plantRoutes (app: FastifyInstance, { readCacheByte
     }
   })
 
-  async function readPage (query: ListQuery): Promise<{ body: string, position: string, total?: string, link?: string }> {
+  async function readPage (query: ListQuery, caller: string): Promise<{ body: string, position: string, total?: string, link?: string }> {
     const { limit, tag, after, count } = query
     const order = query.order_by ?? 'id'
     const filter = parsedFilter(query.filter)
@@ -83,7 +88,10 @@ export default async function plantRoutes (app: FastifyInstance, { readCacheByte
     if (query.cursor !== undefined && order === 'id') throw new SchemaMismatch('query/cursor pages in the other orders; id order pages with after')
     const from = query.cursor === undefined ? undefined : readCursor(query.cursor, bound)
     // One row more than asked tells whether a next page exists without a second query.
-    const { plants: rows, position, total } = await store.plants.list({ limit: limit + 1, tag, after, filter, search, order, from, count })
+    const listQuery = { limit: limit + 1, tag, after, filter, search, order, from, count }
+    const { plants: rows, position, total } = await (isPlainList(listQuery)
+      ? store.plants.list(listQuery)
+      : costlyPages.run(caller, () => store.plants.list(listQuery)))
     const answer = { position: String(position), ...(total !== undefined && { total: String(total) }) }
     if (rows.length <= limit) return { body: plantsJson(rows), ...answer }
     const page = rows.slice(0, limit)

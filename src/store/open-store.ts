@@ -92,10 +92,10 @@ export async function openWebhookStore (database: StoreLocation, writerPort?: Me
   }
   if (writerPort === undefined) throw new Error('an SQLite file store shares its writer thread through a port')
   const { asUnavailable, connect } = await import('./sqlite/connection.js')
-  const { WriteChannel } = await import('./sqlite/write-channel.js')
+  const { ThreadChannel } = await import('../lib/thread-channel.js')
   const { SqliteWebhooks } = await import('./sqlite/webhooks.js')
   const db = connect(database.path, database.synchronous, 'thread', { readonly: true })
-  const channel = new WriteChannel(writerPort)
+  const channel = new ThreadChannel<WriteJob, WriteResult>(writerPort)
   const writes = new GroupCommit<WriteJob, WriteResult>((jobs) => channel.run(jobs).catch(asUnavailable), { maxInFlight: 2 })
   return {
     webhooks: new SqliteWebhooks(db, writes),

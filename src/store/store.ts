@@ -30,9 +30,14 @@ export interface StoreDialect {
   readonly readVersion: () => string | undefined
   /**
    * A port into the store's single writer thread, through which another thread's writes (the webhook
-   * dispatcher's) join the same batches (sqlite/write-channel.ts); null where any connection may write.
+   * dispatcher's) join the same batches (lib/thread-channel.ts); null where any connection may write.
    */
   readonly connectWriter: (() => MessagePort) | null
+  /**
+   * How many pages beyond the plain list (a filter, a search, another order, a count) it reads at once:
+   * such a page may read much of the table, and more at once would only queue in the database.
+   */
+  readonly pageReaders: number
 }
 
 /**

@@ -39,7 +39,14 @@ export async function openPostgres (options: PostgresOptions): Promise<DialectSt
   const events = new PostgresEvents(db, options.url)
   const tokens = new PostgresTokens(db, tokenCache)
   return {
-    dialect: { name: 'postgres', sharedAcrossThreads: true, readVersion: () => undefined, connectWriter: null },
+    dialect: {
+      name: 'postgres',
+      sharedAcrossThreads: true,
+      readVersion: () => undefined,
+      connectWriter: null,
+      // Half the pool: the other half stays for plain reads and writes.
+      pageReaders: Math.max(1, Math.floor(options.poolSize / 2))
+    },
     plants: new PostgresPlants(db, options.onBatch),
     tokens,
     webhooks: new PostgresWebhooks(db),

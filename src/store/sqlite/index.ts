@@ -15,6 +15,10 @@ import { SqliteWebhooks } from './webhooks.js'
 import { createWriteRunner } from './write-jobs.js'
 import type { WriteJob, WriteResult } from './write-jobs.js'
 import { SqliteWriter } from './writer.js'
+import { JobThread } from '../../lib/thread-channel.js'
+import { spawnWorker } from '../../lib/worker-thread.js'
+import { plantPages } from './plant-pages.js'
+import type { PlantPage, PlantQuery } from '../store.js'
 
 export type { SqliteSynchronous } from './connection.js'
 
@@ -79,14 +83,27 @@ export function openSqlite (options: SqliteOptions): DialectStore {
         if (creates > 0) options.onBatch?.(creates)
       }
     })
-  const plants = new SqlitePlants(db, writes)
+  // Pages beyond the plain list may read much of the table: on a file, a thread of their own reads
+  // them, so that one such query never stalls the event loop.
+  const reader = writer === undefined
+    ? undefined
+    : new JobThread<PlantQuery, PlantPage>('SQLite page reader', () => spawnWorker(import.meta.url, 'page-reader-worker', {
+      name: 'sqlite-page-reader',
+      workerData: { path: options.path, synchronous }
+    }))
+  const pagesHere = reader === undefined ? plantPages(db) : undefined
+  const plants = new SqlitePlants(db, writes, reader !== undefined
+    ? async (query) => (await reader.run([query]).catch(asUnavailable))[0]!
+    : async (query) => guard(() => pagesHere!(query)))
   const tokens = new SqliteTokens(db, writes, options.tokenCacheBytes ?? 1 << 20)
   return {
     dialect: {
       name: 'sqlite',
       sharedAcrossThreads: writer !== undefined,
       readVersion: plants.readVersion,
-      connectWriter: writer === undefined ? null : () => writer.connect()
+      connectWriter: writer === undefined ? null : () => writer.connect(),
+      // One thread (or the event loop) reads them, one after another.
+      pageReaders: 1
     },
     plants,
     tokens,
@@ -97,6 +114,7 @@ export function openSqlite (options: SqliteOptions): DialectStore {
     close: async () => {
       // "Last used" is a courtesy: a store that cannot take it now does not hold the close up.
       await tokens.close().catch(() => {})
+      await reader?.close()
       await writer?.close()
       if (db.open) db.close()
     }

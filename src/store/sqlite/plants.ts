@@ -7,25 +7,28 @@ import { isPlainList, keysetStart } from '../store.js'
 import type { CreateOutcome, Plant, PlantPage, PlantQuery, PlantStore, Precondition, WriteOutcome, WriteRequest, WriteResponse } from '../store.js'
 import { guard, opaqueInteger } from './connection.js'
 import { LOG_POSITION_SQL } from './outbox.js'
-import { plantPages } from './plant-pages.js'
 import type { PlantJob } from './plant-jobs.js'
 import { createOutcome } from './write-jobs.js'
 import type { CreateResult, WriteJob, WriteResult } from './write-jobs.js'
 
-/** Plants on SQLite: reads on the main connection, creates through the write queue (group commit). */
+/**
+ * Plants on SQLite: plain reads on the main connection, other pages from `pages` (on a file, the page
+ * reader thread), writes through the write queue (group commit).
+ */
 export class SqlitePlants implements PlantStore {
   readonly #writes: GroupCommit<WriteJob, WriteResult>
   readonly #select: Database.Statement<[bigint], PlantRow & { position: bigint }>
   readonly #selectMissing: (id: bigint) => { row: PlantRow | undefined, position: bigint }
   readonly #list: (from: bigint, tag: string | undefined, limit: bigint) => { rows: PlantRow[], position: bigint }
-  readonly #pages: (query: PlantQuery) => PlantPage
+  readonly #pages: (query: PlantQuery) => Promise<PlantPage>
   readonly #dataVersion: Database.Statement<[], bigint>
   /** Writes this process made (an in-memory store's run on this connection, whose own data_version
    * does not count them). */
   #localWrites = 0
 
-  constructor (db: Database.Database, writes: GroupCommit<WriteJob, WriteResult>) {
+  constructor (db: Database.Database, writes: GroupCommit<WriteJob, WriteResult>, pages: (query: PlantQuery) => Promise<PlantPage>) {
     this.#writes = writes
+    this.#pages = pages
     // One statement, one snapshot: the plant and the log position it reflects (a join that always
     // answers a row cost four times as much); a missing plant's position is read again with it.
     this.#select = db.prepare(`SELECT id, name, tag, (${LOG_POSITION_SQL}) AS position FROM plants WHERE id = ?`)
@@ -39,7 +42,6 @@ export class SqlitePlants implements PlantStore {
       position: position.get()!,
       rows: tag === undefined ? list.all(from, limit) : listByTag.all(tag, from, limit)
     }))
-    this.#pages = plantPages(db)
     this.#dataVersion = db.prepare<[], bigint>('PRAGMA data_version').pluck()
   }
 
@@ -56,7 +58,7 @@ export class SqlitePlants implements PlantStore {
 
   async list (query: PlantQuery): Promise<PlantPage> {
     const { limit, after, tag } = query
-    if (!isPlainList(query)) return guard(() => this.#pages(query))
+    if (!isPlainList(query)) return this.#pages(query)
     // No id can follow the cursor: an empty page, still with its position.
     const from = keysetStart(after)
     const { rows, position } = guard(() => this.#list(from ?? 0n, tag, from === undefined ? 0n : BigInt(limit)))

@@ -6,15 +6,15 @@ import { parentPort, workerData } from 'node:worker_threads'
 import type { MessagePort } from 'node:worker_threads'
 import { connect } from './connection.js'
 import type { SqliteSynchronous } from './connection.js'
-import type { WriteReply } from './write-channel.js'
+import type { ThreadReply } from '../../lib/thread-channel.js'
 import { createWriteRunner } from './write-jobs.js'
-import type { WriteJob } from './write-jobs.js'
+import type { WriteJob, WriteResult } from './write-jobs.js'
 
 const { path, synchronous } = workerData as { path: string, synchronous: SqliteSynchronous }
 const db = connect(path, synchronous, 'thread')
 const runBatch = createWriteRunner(db, synchronous)
 
-interface Pending { seq: number, jobs: WriteJob[], reply: { postMessage: (reply: WriteReply) => void } }
+interface Pending { seq: number, jobs: WriteJob[], reply: { postMessage: (reply: ThreadReply<WriteResult>) => void } }
 let pending: Pending[] = []
 let scheduled = false
 

@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { withStore } from '../databases.js'
+import { build, createToken, DATABASES, freshDatabase } from '../helper.js'
+import { newDatabaseUrl } from '../executable.js'
+
+const ADJECTIVES = ['Boston', 'Sword', 'Golden', 'Silver', 'Dwarf', 'Giant', 'Weeping', 'Royal', 'Rock', 'Snow']
+const PLANTS = 60_000
+// Every plant matches, sorted by name and counted: a page that reads the whole table.
+const COSTLY = `/plants?order_by=name&count=exact&filter=${encodeURIComponent(ADJECTIVES.map((word) => `name = "${word}*"`).join(' OR '))}`
+
+// A file, not :memory:, so that SQLite's pages are read as when serving: on their own thread.
+const stores = { 'SQLite file': newDatabaseUrl(), ...(DATABASES.postgres !== undefined && { PostgreSQL: DATABASES.postgres }) }
+
+for (const [name, database] of Object.entries(stores)) {
+  describe(`costly pages, ${name}`, () => {
+    test('one token\'s pile of costly pages neither holds up plain reads nor makes another token\'s page wait for all of it', async (t) => {
+      const url = await freshDatabase(database)
+      await withStore(url, (store) => store.bulk.importPlants(Array.from({ length: PLANTS }, (_, i) => ({ id: BigInt(i), name: `${ADJECTIVES[i % ADJECTIVES.length]} fern ${i}` })), { onConflict: 'fail', notify: false }))
+      const app = await build(t, { database: url })
+      const [hers, his] = [await createToken(app), await createToken(app)]
+      const finished: string[] = []
+      const get = async (token: string, url: string, label: string) => {
+        const res = await app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}` } })
+        assert.equal(res.statusCode, 200, res.body)
+        finished.push(label)
+        return res
+      }
+      const herPages = Array.from({ length: 24 }, (_, i) => get(hers, COSTLY, `hers ${i}`))
+      const hisPage = get(his, COSTLY, 'his')
+      const plain = get(his, '/plants?limit=1', 'plain')
+      const answers = await Promise.all([...herPages, hisPage, plain])
+      assert.equal(finished[0], 'plain', `a plain read is answered while the costly pages are read: ${finished.join(', ')}`)
+      // In arrival order his page would come after all of hers (more than PostgreSQL's pool holds);
+      // taking turns, it goes after one more of hers.
+      assert.ok(finished.indexOf('his') < finished.length / 2, `his page took its turn: ${finished.join(', ')}`)
+      for (const res of answers.slice(0, 25)) {
+        assert.equal(res.headers['x-total-count'], String(PLANTS))
+        assert.equal(res.json()[0].name, 'Boston fern 0')
+      }
+    })
+  })
+}
