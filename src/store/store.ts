@@ -38,6 +38,8 @@ export interface StoreDialect {
    * such a page may read much of the table, and more at once would only queue in the database.
    */
   readonly pageReaders: number
+  /** How many batches (`POST /batch`, up to 1,000 writes each) it writes at once; more would only queue. */
+  readonly batchWriters: number
 }
 
 /**

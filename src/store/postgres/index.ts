@@ -44,8 +44,9 @@ export async function openPostgres (options: PostgresOptions): Promise<DialectSt
       sharedAcrossThreads: true,
       readVersion: () => undefined,
       connectWriter: null,
-      // Half the pool: the other half stays for plain reads and writes.
-      pageReaders: Math.max(1, Math.floor(options.poolSize / 2))
+      // Half the pool each: the other half stays for plain reads and writes.
+      pageReaders: Math.max(1, Math.floor(options.poolSize / 2)),
+      batchWriters: Math.max(1, Math.floor(options.poolSize / 2))
     },
     plants: new PostgresPlants(db, options.onBatch),
     tokens,

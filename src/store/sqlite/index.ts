@@ -103,7 +103,9 @@ export function openSqlite (options: SqliteOptions): DialectStore {
       readVersion: plants.readVersion,
       connectWriter: writer === undefined ? null : () => writer.connect(),
       // One thread (or the event loop) reads them, one after another.
-      pageReaders: 1
+      pageReaders: 1,
+      // One writer: a batch being written and the next one ready.
+      batchWriters: 2
     },
     plants,
     tokens,
