@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import pg from 'pg'
 import { parseDatabaseUrl } from '../src/config/config.js'
 import { openStore } from '../src/store/open-store.js'
@@ -16,8 +19,21 @@ export const DATABASES: Record<string, string> = {
   ...(postgresUrl !== undefined && { postgres: FRESH_POSTGRES })
 }
 
-/** A database URL of its own for one test: PostgreSQL gets a new empty schema on the test server. */
+/** An SQLite file of its own for each test, where :memory: would not do (a file's pages are read on a thread of their own). */
+export const SQLITE_FILE = 'sqlite:fresh-file'
+let files: string | undefined
+let fileCount = 0
+
+/** A database URL of its own for one test: PostgreSQL gets a new empty schema on the test server, SQLITE_FILE a new file. */
 export async function freshDatabase (url: string): Promise<string> {
+  if (url === SQLITE_FILE) {
+    if (files === undefined) {
+      const folder = mkdtempSync(join(tmpdir(), 'plantstore-files-'))
+      process.on('exit', () => rmSync(folder, { recursive: true, force: true }))
+      files = folder
+    }
+    return `sqlite:${join(files, `${++fileCount}`, 'plants.db')}`
+  }
   if (url !== FRESH_POSTGRES) return url
   if (postgresUrl === undefined) throw new Error('PLANTSTORE_TEST_POSTGRES_URL is not set')
   const schema = `test_${randomBytes(6).toString('hex')}`

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { withStore } from '../databases.js'
+import { SQLITE_FILE, withStore } from '../databases.js'
 import { build, createToken, DATABASES, freshDatabase } from '../helper.js'
-import { newDatabaseUrl } from '../executable.js'
 
 const ADJECTIVES = ['Boston', 'Sword', 'Golden', 'Silver', 'Dwarf', 'Giant', 'Weeping', 'Royal', 'Rock', 'Snow']
 const PLANTS = 60_000
@@ -10,7 +9,7 @@ const PLANTS = 60_000
 const COSTLY = `/plants?order_by=name&count=exact&filter=${encodeURIComponent(ADJECTIVES.map((word) => `name = "${word}*"`).join(' OR '))}`
 
 // A file, not :memory:, so that SQLite's pages are read as when serving: on their own thread.
-const stores = { 'SQLite file': newDatabaseUrl(), ...(DATABASES.postgres !== undefined && { PostgreSQL: DATABASES.postgres }) }
+const stores = { 'SQLite file': SQLITE_FILE, ...(DATABASES.postgres !== undefined && { PostgreSQL: DATABASES.postgres }) }
 
 for (const [name, database] of Object.entries(stores)) {
   describe(`costly pages, ${name}`, () => {

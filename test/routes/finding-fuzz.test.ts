@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import fc from 'fast-check'
+import { SQLITE_FILE } from '../databases.js'
 import { buildWithToken, DATABASES } from '../helper.js'
 import { assertSound } from '../sound-answers.js'
 
@@ -56,7 +57,7 @@ const plausibleOperation = fc.tuple(fc.constantFrom('POST', 'PUT', 'PATCH', 'DEL
     ...(ifMatch !== null && method !== 'POST' && { ifMatch })
   }))
 const operation = fc.oneof({ arbitrary: plausibleOperation, weight: 6 }, { arbitrary: hostileOperation, weight: 1 })
-for (const [db, database] of Object.entries(DATABASES)) {
+for (const [db, database] of Object.entries({ ...DATABASES, 'sqlite file': SQLITE_FILE })) {
   describe(`hostile finding and batches on ${db}`, () => {
     test('random filters, searches, orders, counts and cursors on GET /plants: never a 5xx, always the Error shape', async (t) => {
       const { app, send } = await buildWithToken(t, { database })

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { TestContext } from 'node:test'
+import { SQLITE_FILE } from '../databases.js'
 import { buildWithToken, DATABASES } from '../helper.js'
 import { seededRandom } from '../random.js'
 import { parseFilter } from '../../src/contract/filter.js'
@@ -78,7 +79,7 @@ async function seeded (t: TestContext, database: string, count: number) {
   return { ...built, random, plants }
 }
 
-for (const [db, database] of Object.entries(DATABASES)) {
+for (const [db, database] of Object.entries({ ...DATABASES, 'sqlite file': SQLITE_FILE })) {
   describe(`finding plants on ${db}`, () => {
     test('random filters, searches, orders and page sizes: every page followed gives exactly the ids the rules give, and the count', async (t) => {
       const { send, random, plants } = await seeded(t, database, 3000)
