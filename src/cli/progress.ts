@@ -1,16 +1,16 @@
 /** Seconds as m:ss. */
 const clock = (seconds: number) => `${Math.floor(seconds / 60)}:${String(Math.floor(seconds % 60)).padStart(2, '0')}`
 
-/**
- * Progress of a long command on stderr, redrawn in place at most four times a second, only while
- * stderr is a terminal (count, rate, time left when the total is known); then one summary line.
- * `--quiet` shows neither.
- */
 /** `1 plant`, `2 plants`: a count with its noun. */
 export function counted (count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`
 }
 
+/**
+ * Progress of a long command on stderr, redrawn in place at most four times a second, only while
+ * stderr is a terminal (count, rate, time left when the total is known); then one summary line.
+ * `--quiet` shows neither.
+ */
 export class Progress {
   readonly #label: string
   readonly #quiet: boolean

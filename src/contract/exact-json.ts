@@ -33,11 +33,17 @@ function parseExactNumber (literal: string): number | bigint {
   return BigInt(literal)
 }
 
-/** Where the first byte that is not UTF-8 lies: the first U+FFFD that decoding made rather than read. */
+/**
+ * Where the first byte that is not UTF-8 lies: the first U+FFFD that decoding made rather than read.
+ * The byte offset is carried from one U+FFFD to the next, so a body of many real ones costs one pass.
+ */
 export function firstNonUtf8Byte (bytes: Buffer): number {
   const text = bytes.toString('utf8')
+  let offset = 0
+  let from = 0
   for (let index = text.indexOf('\uFFFD'); index !== -1; index = text.indexOf('\uFFFD', index + 1)) {
-    const offset = Buffer.byteLength(text.slice(0, index))
+    offset += Buffer.byteLength(text.slice(from, index))
+    from = index
     if (bytes[offset] !== 0xef || bytes[offset + 1] !== 0xbf || bytes[offset + 2] !== 0xbd) return offset
   }
   return -1

@@ -10,10 +10,12 @@ import { StoreUnavailable } from '../store/errors.js'
 
 function describeValidation (errors: AjvError[], context: string, request: FastifyRequest): string {
   if (context === 'body' && request.body === undefined) return 'body is required'
+  if (context !== 'querystring') return describeSchemaErrors(errors, context)
+  // A repeated parameter arrives as an array, which its schema then calls the wrong type.
   const name = errors[0]?.instancePath.slice(1) ?? ''
-  if (context === 'querystring' && Array.isArray((request.query as Record<string, unknown>)[name])) return `query/${name} may be given only once`
+  if (Array.isArray((request.query as Record<string, unknown>)[name])) return `query/${name} may be given only once`
   // Fastify names the query string `querystring`; messages say `query`, as the filter's and the cursor's do.
-  return describeSchemaErrors(errors, context === 'querystring' ? 'query' : context)
+  return describeSchemaErrors(errors, 'query')
 }
 
 /** Maps anything thrown in any layer to an ApiError of the table in errors.ts. */

@@ -18,7 +18,7 @@ export interface PlantWriteSettings {
 export default async function plantWriteRoutes (app: FastifyInstance, settings: PlantWriteSettings) {
   const { writes, idempotencyRetentionMs } = settings
 
-  // Batches take turns by token (or address): one token's pile of them never holds up everyone
+  // Batches take turns by token: one token's pile of them never holds up everyone
   // else's writes, which join the store's write queue behind a few batches at most.
   const batches = new FairQueue(app.store.dialect.batchWriters)
   const batch = operation('batchWrite')
@@ -30,7 +30,7 @@ export default async function plantWriteRoutes (app: FastifyInstance, settings: 
       const key = idempotencyKey(request, idempotencyRetentionMs)
       const sent = (request.body as { operations: SentOperation[] }).operations
       const operations = sent.map(plantOperation)
-      return batches.run(request.principal?.key ?? request.ip, () => writes.send({ operations, answer: 'batch', ...(key !== undefined && { key }) }, reply))
+      return batches.run(request.principal!.key, () => writes.send({ operations, answer: 'batch', ...(key !== undefined && { key }) }, reply))
     }
   })
 

@@ -58,7 +58,7 @@ export default async function plantRoutes (app: FastifyInstance, { readCacheByte
   await app.register(plantWriteRoutes, { batchBodyLimit, idempotencyRetentionMs, writes })
   // Pages and single plants, each under a key of its own kind: a page's is a JSON array, a plant's `plant <id>`.
   const answers = new ReadCache(readCacheBytes)
-  // Pages beyond the plain list take turns by token (or address): one token's pile of costly queries
+  // Pages beyond the plain list take turns by token: one token's pile of costly queries
   // never makes everyone else's wait behind it.
   const costlyPages = new FairQueue(store.dialect.pageReaders)
 
@@ -70,7 +70,7 @@ export default async function plantRoutes (app: FastifyInstance, { readCacheByte
       // The parsed query, each part told apart: no tag is not the empty tag.
       const key = JSON.stringify([query.limit, query.after?.toString() ?? null, query.tag ?? null, query.filter ?? null,
         query.q ?? null, query.order_by ?? null, query.count ?? null, query.cursor ?? null])
-      const page = await answers.through(key, version, () => readPage(query, request.principal?.key ?? request.ip))
+      const page = await answers.through(key, version, () => readPage(query, request.principal!.key))
       if (page.link !== undefined) reply.header('link', page.link)
       if (page.total !== undefined) reply.header('x-total-count', page.total)
       reply.header(POSITION_HEADER, page.position)

@@ -38,15 +38,16 @@ export async function openPostgres (options: PostgresOptions): Promise<DialectSt
   const tokenChanges = new Listener(options.url, 'plantstore_tokens', () => tokenCache.clear())
   const events = new PostgresEvents(db, options.url)
   const tokens = new PostgresTokens(db, tokenCache)
+  // Half the pool each for costly pages and for batches: the other half stays for plain reads and writes.
+  const halfPool = Math.max(1, Math.floor(options.poolSize / 2))
   return {
     dialect: {
       name: 'postgres',
       sharedAcrossThreads: true,
       readVersion: () => undefined,
       connectWriter: null,
-      // Half the pool each: the other half stays for plain reads and writes.
-      pageReaders: Math.max(1, Math.floor(options.poolSize / 2)),
-      batchWriters: Math.max(1, Math.floor(options.poolSize / 2))
+      pageReaders: halfPool,
+      batchWriters: halfPool
     },
     plants: new PostgresPlants(db, options.onBatch),
     tokens,

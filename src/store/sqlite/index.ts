@@ -37,10 +37,17 @@ export interface SqliteOptions {
   readonly?: boolean
 }
 
+/** Pages read on this connection, on the event loop (an in-memory store, which no thread can share). */
+function pagesHere (db: Database.Database): (query: PlantQuery) => Promise<PlantPage> {
+  const pages = plantPages(db)
+  return async (query) => guard(() => pages(query))
+}
+
 /**
  * Opens (creating if need be) and migrates an SQLite store. Reads run on this connection, on the event
- * loop; every write of the hot path (creates, webhook claims and outcomes) goes through one write
- * queue: batched, and on a file committed on a writer thread, so the fsync never blocks the event loop.
+ * loop, but for pages beyond the plain list, which on a file a page reader thread reads; every write
+ * of the hot path (creates, webhook claims and outcomes) goes through one write queue: batched, and on
+ * a file committed on a writer thread, so the fsync never blocks the event loop.
  * Throws with the driver's reason.
  */
 export function openSqlite (options: SqliteOptions): DialectStore {
@@ -91,10 +98,7 @@ export function openSqlite (options: SqliteOptions): DialectStore {
       name: 'sqlite-page-reader',
       workerData: { path: options.path, synchronous }
     }))
-  const pagesHere = reader === undefined ? plantPages(db) : undefined
-  const plants = new SqlitePlants(db, writes, reader !== undefined
-    ? async (query) => (await reader.run([query]).catch(asUnavailable))[0]!
-    : async (query) => guard(() => pagesHere!(query)))
+  const plants = new SqlitePlants(db, writes, reader === undefined ? pagesHere(db) : async (query) => (await reader.run([query]).catch(asUnavailable))[0]!)
   const tokens = new SqliteTokens(db, writes, options.tokenCacheBytes ?? 1 << 20)
   return {
     dialect: {
