@@ -142,6 +142,12 @@ for (const [db, database] of Object.entries({ ...DATABASES, 'sqlite file': SQLIT
       assert.deepEqual(await ids(`${'-'.repeat(1000)}tag:*`), [2, 4])
       assert.deepEqual(await ids(`${'-'.repeat(999)}tag:*`), [1, 3])
       assert.deepEqual(await ids(`${'NOT ('.repeat(101)}id > 1${')'.repeat(101)}`), [1])
+      // A comparison on a missing tag is false, so NOT of it holds, however the comparison is combined.
+      assert.deepEqual(await ids('tag != "even" OR tag = "even"'), [2, 4])
+      assert.deepEqual(await ids('NOT (tag != "even" OR tag = "even")'), [1, 3])
+      assert.deepEqual(await ids('NOT (tag = "e*" AND id > 0)'), [1, 3])
+      assert.deepEqual(await ids('NOT (tag < "z" OR id > 2)'), [1])
+      assert.deepEqual(await ids('NOT NOT (tag >= "a" OR id = 1)'), [1, 2, 4])
     })
 
     test('count=exact counts the whole query, not the page; without count there is no header; plain lists are as before', async (t) => {
