@@ -7,6 +7,7 @@ import {
 import { describeSchemaErrors } from '../contract/validators.js'
 import type { AjvError } from '../contract/validators.js'
 import { StoreUnavailable } from '../store/errors.js'
+import { ClientHungUp } from '../lib/hang-up.js'
 
 function describeValidation (errors: AjvError[], context: string, request: FastifyRequest): string {
   if (context === 'body' && request.body === undefined) return 'body is required'
@@ -47,6 +48,8 @@ export function toApiError (error: unknown, request: FastifyRequest): ApiError {
 
 /** Sends the contract's Error body; 5xx other than storage outages are logged with their cause. */
 export function sendError (error: unknown, request: FastifyRequest, reply: FastifyReply) {
+  // Work dropped because its client hung up: no one to answer.
+  if (error instanceof ClientHungUp) return reply.code(499).send()
   const apiError = toApiError(error, request)
   if (apiError.status === 500) request.log.error({ err: error }, 'internal error')
   // A database outage is told once, when it begins (telemetry/outage-log.ts), not on every request.

@@ -5,27 +5,44 @@
 export class FairQueue {
   readonly #concurrency: number
   #running = 0
-  /** Each key's waiting tasks; the map's order is the order of turns. */
+  /** Each key's waiting tasks, each the start of its turn; the map's order is the order of turns. */
   readonly #waiting = new Map<string, Array<() => void>>()
 
   constructor (concurrency: number) {
     this.#concurrency = concurrency
   }
 
-  async run<T> (key: string, task: () => Promise<T>): Promise<T> {
+  /** Runs `task` in its turn; a task whose `signal` aborts while it waits leaves the line, rejected with the signal's reason. */
+  async run<T> (key: string, task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    signal?.throwIfAborted()
     if (this.#running < this.#concurrency) this.#running++
-    else {
-      await new Promise<void>((resolve) => {
-        const queue = this.#waiting.get(key)
-        if (queue === undefined) this.#waiting.set(key, [resolve])
-        else queue.push(resolve)
-      })
-    }
+    else await this.#turn(key, signal)
     try {
       return await task()
     } finally {
       this.#handOn()
     }
+  }
+
+  #turn (key: string, signal: AbortSignal | undefined): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const leave = () => {
+        const queue = this.#waiting.get(key)
+        const at = queue?.indexOf(start) ?? -1
+        if (at < 0) return // its turn came first
+        queue!.splice(at, 1)
+        if (queue!.length === 0) this.#waiting.delete(key)
+        reject(signal!.reason)
+      }
+      const start = () => {
+        signal?.removeEventListener('abort', leave)
+        resolve()
+      }
+      const queue = this.#waiting.get(key)
+      if (queue === undefined) this.#waiting.set(key, [start])
+      else queue.push(start)
+      signal?.addEventListener('abort', leave, { once: true })
+    })
   }
 
   /** A finished task's place goes to the key whose turn it is, which then goes to the back of the line. */

@@ -5,6 +5,7 @@ import { parseJsonBody } from '../contract/exact-json.js'
 import { patchOf, plantOperation } from './batch-operations.js'
 import type { SentOperation } from './batch-operations.js'
 import { FairQueue } from '../lib/fair-queue.js'
+import { hangUpSignal } from '../lib/hang-up.js'
 import { idempotencyKey, KeyedWrites } from './idempotency.js'
 
 export interface PlantWriteSettings {
@@ -30,7 +31,7 @@ export default async function plantWriteRoutes (app: FastifyInstance, settings: 
       const key = idempotencyKey(request, idempotencyRetentionMs)
       const sent = (request.body as { operations: SentOperation[] }).operations
       const operations = sent.map(plantOperation)
-      return batches.run(request.principal!.key, () => writes.send({ operations, answer: 'batch', ...(key !== undefined && { key }) }, reply))
+      return batches.run(request.principal!.key, () => writes.send({ operations, answer: 'batch', ...(key !== undefined && { key }) }, reply), hangUpSignal(reply.raw))
     }
   })
 

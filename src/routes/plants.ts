@@ -6,6 +6,7 @@ import { NotFound, PlantConflict, PreconditionFailed, SchemaMismatch } from '../
 import { isPlainList } from '../store/store.js'
 import type { PlantOrder, WriteOutcome } from '../store/store.js'
 import { FairQueue } from '../lib/fair-queue.js'
+import { hangUpSignal } from '../lib/hang-up.js'
 import { SearchError, searchWords } from '../contract/search.js'
 import { cursorAfter, readCursor } from './plant-cursor.js'
 import { parsedFilter } from './query-filter.js'
@@ -70,7 +71,7 @@ export default async function plantRoutes (app: FastifyInstance, { readCacheByte
       // The parsed query, each part told apart: no tag is not the empty tag.
       const key = JSON.stringify([query.limit, query.after?.toString() ?? null, query.tag ?? null, query.filter ?? null,
         query.q ?? null, query.order_by ?? null, query.count ?? null, query.cursor ?? null])
-      const page = await answers.through(key, version, () => readPage(query, request.principal!.key))
+      const page = await answers.through(key, version, () => readPage(query, request.principal!.key, reply))
       if (page.link !== undefined) reply.header('link', page.link)
       if (page.total !== undefined) reply.header('x-total-count', page.total)
       reply.header(POSITION_HEADER, page.position)
@@ -78,7 +79,7 @@ export default async function plantRoutes (app: FastifyInstance, { readCacheByte
     }
   })
 
-  async function readPage (query: ListQuery, caller: string): Promise<{ body: string, position: string, total?: string, link?: string }> {
+  async function readPage (query: ListQuery, caller: string, reply: FastifyReply): Promise<{ body: string, position: string, total?: string, link?: string }> {
     const { limit, tag, after, count } = query
     const order = query.order_by ?? 'id'
     const filter = parsedFilter(query.filter)
@@ -91,7 +92,7 @@ export default async function plantRoutes (app: FastifyInstance, { readCacheByte
     const listQuery = { limit: limit + 1, tag, after, filter, search, order, from, count }
     const { plants: rows, position, total } = await (isPlainList(listQuery)
       ? store.plants.list(listQuery)
-      : costlyPages.run(caller, () => store.plants.list(listQuery)))
+      : costlyPages.run(caller, () => store.plants.list(listQuery), hangUpSignal(reply.raw)))
     const answer = { position: String(position), ...(total !== undefined && { total: String(total) }) }
     if (rows.length <= limit) return { body: plantsJson(rows), ...answer }
     const page = rows.slice(0, limit)

@@ -1,6 +1,8 @@
 import fp from 'fastify-plugin'
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api'
 import type { Span, Tracer } from '@opentelemetry/api'
+import type { FastifyRequest } from 'fastify'
+import { onHangUp } from '../lib/hang-up.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -8,6 +10,13 @@ declare module 'fastify' {
     traceSpan: Span | null
   }
 }
+
+/** The attributes of a request's span, answered or not. */
+const requestAttributes = (request: FastifyRequest) => ({
+  'http.request.method': request.method,
+  'url.path': request.url.split('?', 1)[0],
+  ...(request.routeOptions.url !== undefined && { 'http.route': request.routeOptions.url })
+})
 
 /**
  * One span per request, named `METHOD /route`, under the caller's `traceparent` when it sends one, and
@@ -20,7 +29,7 @@ declare module 'fastify' {
 export const requestSpans = (tracer: Tracer) => fp((app, _options, done) => {
   // A property every request has from the start keeps requests one shape (a WeakMap cost GC time).
   app.decorateRequest('traceSpan', null)
-  app.addHook('onRequest', (request, _reply, next) => {
+  app.addHook('onRequest', (request, reply, next) => {
     const parent = request.headers.traceparent === undefined ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, request.headers)
     const span = tracer.startSpan(`${request.method} ${request.routeOptions.url ?? ''}`.trimEnd(), { kind: SpanKind.SERVER }, parent)
     if (!span.isRecording()) {
@@ -28,6 +37,13 @@ export const requestSpans = (tracer: Tracer) => fp((app, _options, done) => {
       return
     }
     request.traceSpan = span
+    // A client that hangs up gets no answer, so onResponse never runs: the span ends here, with no status code.
+    onHangUp(reply.raw, () => {
+      if (request.traceSpan !== span) return
+      span.setAttributes({ ...requestAttributes(request), 'error.type': 'client_closed' })
+      span.end()
+      request.traceSpan = null
+    })
     context.with(trace.setSpan(parent, span), next)
   })
   app.addHook('onError', (request, _reply, error, next) => {
@@ -38,15 +54,11 @@ export const requestSpans = (tracer: Tracer) => fp((app, _options, done) => {
   app.addHook('onResponse', (request, reply, next) => {
     const span = request.traceSpan
     if (span?.isRecording() === true) {
-      span.setAttributes({
-        'http.request.method': request.method,
-        'url.path': request.url.split('?', 1)[0],
-        'http.response.status_code': reply.statusCode,
-        ...(request.routeOptions.url !== undefined && { 'http.route': request.routeOptions.url })
-      })
+      span.setAttributes({ ...requestAttributes(request), 'http.response.status_code': reply.statusCode })
       if (reply.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR })
     }
     span?.end()
+    request.traceSpan = null
     next()
   })
   done()

@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict'
+import { connect } from 'node:net'
+import Database from 'better-sqlite3'
 import { describe, test } from 'node:test'
+import pg from 'pg'
 import { SQLITE_FILE, withStore } from '../databases.js'
 import { build, createToken, DATABASES, freshDatabase } from '../helper.js'
+import { waitFor } from '../receiver.js'
 
 const ADJECTIVES = ['Boston', 'Sword', 'Golden', 'Silver', 'Dwarf', 'Giant', 'Weeping', 'Royal', 'Rock', 'Snow']
 const PLANTS = 60_000
@@ -10,6 +14,25 @@ const COSTLY = `/plants?order_by=name&count=exact&filter=${encodeURIComponent(AD
 
 // A file, not :memory:, so that SQLite's pages are read as when serving: on their own thread.
 const stores = { 'SQLite file': SQLITE_FILE, ...(DATABASES.postgres !== undefined && { PostgreSQL: DATABASES.postgres }) }
+
+/** Takes the store's write lock from another connection, as another writer would; answers its release. */
+async function holdWriteLock (url: string): Promise<() => Promise<void>> {
+  if (url.startsWith('sqlite:')) {
+    const db = new Database(url.slice('sqlite:'.length))
+    db.exec('BEGIN IMMEDIATE')
+    return async () => {
+      db.exec('COMMIT')
+      db.close()
+    }
+  }
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  await client.query('BEGIN; LOCK TABLE plants IN EXCLUSIVE MODE')
+  return async () => {
+    await client.query('COMMIT')
+    await client.end()
+  }
+}
 
 for (const [name, database] of Object.entries(stores)) {
   describe(`costly pages, ${name}`, () => {
@@ -42,6 +65,88 @@ for (const [name, database] of Object.entries(stores)) {
         assert.equal(res.headers['x-total-count'], String(PLANTS))
         assert.equal(res.json()[0].name, 'Boston fern 0')
       }
+    })
+
+    test('costly pages whose clients close their connections while they wait leave the line: they are never read', async (t) => {
+      const url = await freshDatabase(database)
+      await withStore(url, (store) => store.bulk.importPlants(Array.from({ length: PLANTS }, (_, i) => ({ id: BigInt(i), name: `${ADJECTIVES[i % ADJECTIVES.length]} fern ${i}` })), { onConflict: 'fail', notify: false }))
+      const app = await build(t, { database: url })
+      const token = await createToken(app)
+      // Known to the token cache first, so that the pages go straight to their line.
+      await app.inject({ method: 'GET', url: '/plants?limit=1', headers: { authorization: `Bearer ${token}` } })
+      await app.listen({ host: '127.0.0.1', port: 0 })
+      const { port } = app.server.address() as { port: number }
+      const metric = async (series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec((await app.inject('/metrics')).body)?.[1] ?? 0)
+      const pagesRead = () => metric('plantstore_store_operation_duration_seconds_count{operation="plants.list"}')
+      const inFlight = async () => await metric('plantstore_http_requests_in_flight') - 1 // less the /metrics request itself
+      // On PostgreSQL, pages are quick at this size: a lock holds the ones being read until the others are dropped.
+      const lock = name === 'PostgreSQL' ? new pg.Client({ connectionString: url }) : undefined
+      await lock?.connect()
+      await lock?.query('BEGIN; LOCK TABLE plants IN ACCESS EXCLUSIVE MODE')
+      const before = await pagesRead()
+      const sockets = Array.from({ length: 24 }, () => {
+        const socket = connect(port, '127.0.0.1', () => socket.write(`GET ${COSTLY} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\n\r\n`))
+        socket.on('error', () => {})
+        return socket
+      })
+      // Every page is either read or in flight: all 24 are in. Then every client hangs up.
+      let readBefore = 0
+      await waitFor(async () => {
+        readBefore = await pagesRead() - before
+        return readBefore + await inFlight() >= 24
+      }, 10_000, 'the pages to arrive')
+      for (const socket of sockets) socket.destroy()
+      // Each hang-up is counted as it is seen, and a page waiting for its turn leaves the line at that moment.
+      const hungUp = 'plantstore_http_requests_total{method="GET",route="/plants",status="499"}'
+      await waitFor(async () => await metric(hungUp) === 24, 10_000, 'every hang-up to be seen')
+      await lock?.query('COMMIT')
+      await lock?.end()
+      // The same token's next page comes after whatever of its pages is still in line.
+      const res = await app.inject({ method: 'GET', url: COSTLY, headers: { authorization: `Bearer ${token}` } })
+      assert.equal(res.statusCode, 200, 'the line still moves')
+      const readAfter = await pagesRead() - before - readBefore - 1
+      // Those being read finish (and a turn may be handed on as the clients hang up); the others are dropped.
+      const { pageReaders } = app.store.dialect
+      assert.ok(readBefore + pageReaders + 2 < 24, `the line was long enough to tell: ${readBefore} pages read before the clients hung up`)
+      assert.ok(readAfter <= pageReaders + 2, `${readAfter} of ${24 - readBefore} waiting or being read were read, ${pageReaders} at once`)
+      assert.equal(await inFlight(), 0, 'a request whose client hung up is no longer counted in flight')
+    })
+
+    test('batches whose clients hang up while they wait leave the line: they are never written', async (t) => {
+      const url = await freshDatabase(database)
+      const app = await build(t, { database: url })
+      const token = await createToken(app)
+      const count = async () => Number((await app.inject({ method: 'GET', url: '/plants?limit=1&count=exact&filter=id%3E%3D0', headers: { authorization: `Bearer ${token}` } })).headers['x-total-count'])
+      await count() // the token known to the token cache: the batches go straight to their line
+      await app.listen({ host: '127.0.0.1', port: 0 })
+      const { port } = app.server.address() as { port: number }
+      const metric = async (series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec((await app.inject('/metrics')).body)?.[1] ?? 0)
+      const answered = (status: number) => metric(`plantstore_http_requests_total{method="POST",route="/batch",status="${status}"}`)
+      // The store's write lock held from outside: the batches being written wait until the others are dropped.
+      const release = await holdWriteLock(url)
+      const sockets = Array.from({ length: 32 }, (_, n) => {
+        const body = JSON.stringify({ operations: Array.from({ length: 1000 }, (_, i) => ({ method: 'POST', path: '/plants', body: { id: n * 1000 + i, name: `plant ${i}` } })) })
+        const socket = connect(port, '127.0.0.1', () => socket.write(`POST /batch HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`))
+        socket.on('error', () => {})
+        return socket
+      })
+      // Every batch either answered or in flight (less the /metrics request itself): all 32 are in. Then every client hangs up.
+      let writtenBefore = 0
+      await waitFor(async () => {
+        writtenBefore = await answered(200)
+        return writtenBefore + await metric('plantstore_http_requests_in_flight') - 1 >= 32
+      }, 20_000, 'the batches to arrive')
+      for (const socket of sockets) socket.destroy()
+      await waitFor(async () => await answered(499) === 32 - writtenBefore, 10_000, 'every hang-up to be seen')
+      await release()
+      // A batch of the same token comes after whatever of its batches is still in line.
+      const last = await app.inject({ method: 'POST', url: '/batch', headers: { authorization: `Bearer ${token}` }, payload: { operations: [{ method: 'POST', path: '/plants', body: { id: -1, name: 'last' } }] } })
+      assert.equal(last.statusCode, 200, last.body)
+      const written = await count() / 1000 - writtenBefore // the last batch's plant is outside the filter
+      const { batchWriters } = app.store.dialect
+      assert.ok(writtenBefore + batchWriters + 2 < 32, `the line was long enough to tell: ${writtenBefore} batches written before the clients hung up`)
+      assert.ok(written <= batchWriters + 2, `${written} of the ${32 - writtenBefore} batches waiting or being written were written, ${batchWriters} at once`)
+      assert.equal(await metric('plantstore_http_requests_in_flight'), 1, 'a request whose client hung up is no longer counted in flight')
     })
   })
 }

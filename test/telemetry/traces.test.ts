@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { existsSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
+import { connect } from 'node:net'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
@@ -165,6 +166,28 @@ for (const [name, database] of Object.entries(databases)) {
     })
   })
 }
+
+test('a request whose client hangs up before its answer still ends its span, marked client_closed', async (t) => {
+  const collector = await startCollector()
+  t.after(() => collector.close())
+  const database = newDatabase()
+  const token = (await run(['tokens', 'create', '--name', 'traced', '--database', database])).stdout.trim()
+  const server = await serve(database, [], tracesTo(collector.url))
+  t.after(() => stop(server))
+  const { port } = new URL(server.url)
+  // Half a body: the request is still being read when the client goes.
+  const socket = connect(Number(port), '127.0.0.1')
+  socket.on('error', () => {})
+  await new Promise((resolve) => socket.once('connect', resolve))
+  socket.write(`POST /plants HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"id": 1,`)
+  const inFlight = async () => Number(/^plantstore_http_requests_in_flight (\d+)$/m.exec(await (await fetch(`${server.url}/metrics`)).text())?.[1])
+  await waitFor(async () => await inFlight() === 2, 5000, 'the request to be received') // and /metrics itself
+  socket.destroy()
+  await waitFor(() => collector.spans.some((span) => span.name === 'POST /plants'), 5000, 'the request\'s span')
+  const span = collector.spans.find((span) => span.name === 'POST /plants')!
+  assert.deepEqual(attribute(span, 'error.type'), { stringValue: 'client_closed' })
+  assert.equal(attribute(span, 'http.response.status_code'), undefined)
+})
 
 test('at ratio 0 a request starts no trace, but one whose caller sampled its trace continues it', async (t) => {
   const collector = await startCollector()
