@@ -28,7 +28,7 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Who the request acts as, set by the auth plugin (null on routes that need no token). */
     principal: Principal | null
-    /** When it was counted in plantstore_http_requests_in_flight (performance.now()); 0 before (router failures skip the onRequest hooks) and once answered. */
-    inFlightSince: number
+    /** Counted in plantstore_http_requests_in_flight and not yet answered (router failures skip the onRequest hooks). */
+    countedInFlight: boolean
   }
 }

@@ -6,22 +6,22 @@ import { onHangUp } from '../lib/hang-up.js'
 export default fp<{ metrics: Metrics }>(async (app, { metrics }) => {
   // Callback hooks, not async ones: no promise per request for bookkeeping.
   const { counts } = metrics
-  app.decorateRequest('inFlightSince', 0)
+  app.decorateRequest('countedInFlight', false)
   app.addHook('onRequest', (request, reply, done) => {
     counts.received++
-    request.inFlightSince = performance.now()
+    request.countedInFlight = true
     // A client that hangs up before its answer gets none, so onResponse never runs: counted as 499, as nginx does.
     onHangUp(reply.raw, () => {
-      if (request.inFlightSince === 0) return
+      if (!request.countedInFlight) return
       counts.answered++
-      metrics.answered(request.method, request.routeOptions.url ?? 'unmatched', '499', (performance.now() - request.inFlightSince) / 1000)
-      request.inFlightSince = 0
+      request.countedInFlight = false
+      metrics.answered(request.method, request.routeOptions.url ?? 'unmatched', '499', reply.elapsedTime / 1000)
     })
     done()
   })
   app.addHook('onResponse', (request, reply, done) => {
-    if (request.inFlightSince !== 0) counts.answered++
-    request.inFlightSince = 0
+    if (request.countedInFlight) counts.answered++
+    request.countedInFlight = false
     metrics.answered(request.method, request.routeOptions.url ?? 'unmatched', String(reply.statusCode), reply.elapsedTime / 1000)
     done()
   })
