@@ -11,13 +11,22 @@ export class AccessLog extends LogController {
   override incomingRequest () {}
 
   override requestCompleted (_error: Error | null, request: FastifyRequest, reply: FastifyReply) {
-    // The client's address is the socket's, or with --trust-proxy the one a trusted proxy forwarded.
-    request.log.info({
-      method: request.method,
-      url: request.url.split('?', 1)[0],
-      remoteAddress: request.ip,
-      statusCode: reply.statusCode,
-      responseTimeMs: Math.round(reply.elapsedTime * 100) / 100
-    }, 'request completed')
+    logRequest(request, reply, reply.statusCode, 'request completed')
   }
+}
+
+/** The access log's line for a request whose client hung up before its answer (Fastify writes none). */
+export function logHangUp (request: FastifyRequest, reply: FastifyReply) {
+  logRequest(request, reply, 499, 'client hung up')
+}
+
+function logRequest (request: FastifyRequest, reply: FastifyReply, statusCode: number, message: string) {
+  // The client's address is the socket's, or with --trust-proxy the one a trusted proxy forwarded.
+  request.log.info({
+    method: request.method,
+    url: request.url.split('?', 1)[0],
+    remoteAddress: request.ip,
+    statusCode,
+    responseTimeMs: Math.round(reply.elapsedTime * 100) / 100
+  }, message)
 }

@@ -167,7 +167,7 @@ for (const [name, database] of Object.entries(databases)) {
   })
 }
 
-test('a request whose client hangs up before its answer still ends its span, marked client_closed', async (t) => {
+test('a request whose client hangs up before its answer still ends its span, marked client_closed, and has its access log line', async (t) => {
   const collector = await startCollector()
   t.after(() => collector.close())
   const database = newDatabase()
@@ -187,6 +187,9 @@ test('a request whose client hangs up before its answer still ends its span, mar
   const span = collector.spans.find((span) => span.name === 'POST /plants')!
   assert.deepEqual(attribute(span, 'error.type'), { stringValue: 'client_closed' })
   assert.equal(attribute(span, 'http.response.status_code'), undefined)
+  await waitFor(() => server.stdout().includes('"msg":"client hung up"'), 5000, 'the access log\'s line')
+  const logged = server.stdout().split('\n').filter((line) => line.includes('"msg":"client hung up"')).map((line) => JSON.parse(line))
+  assert.deepEqual(logged.map(({ method, url, statusCode }) => ({ method, url, statusCode })), [{ method: 'POST', url: '/plants', statusCode: 499 }], 'the access log\'s line')
 })
 
 test('at ratio 0 a request starts no trace, but one whose caller sampled its trace continues it', async (t) => {
