@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin'
+import type { FastifyRequest } from 'fastify'
 import type { Metrics } from './metrics.js'
 import { onHangUp } from '../lib/hang-up.js'
 import { logHangUp } from './access-log.js'
@@ -7,6 +8,11 @@ import { logHangUp } from './access-log.js'
 export default fp<{ metrics: Metrics }>(async (app, { metrics }) => {
   // Callback hooks, not async ones: no promise per request for bookkeeping.
   const { counts } = metrics
+  const answered = (request: FastifyRequest, status: string, seconds: number) => {
+    if (request.countedInFlight) counts.answered++
+    request.countedInFlight = false
+    metrics.answered(request.method, request.routeOptions.url ?? 'unmatched', status, seconds)
+  }
   app.decorateRequest('countedInFlight', false)
   app.addHook('onRequest', (request, reply, done) => {
     counts.received++
@@ -15,17 +21,13 @@ export default fp<{ metrics: Metrics }>(async (app, { metrics }) => {
     // runs: counted and logged here as 499, as nginx does (one listener for both).
     onHangUp(reply.raw, () => {
       if (!request.countedInFlight) return
-      counts.answered++
-      request.countedInFlight = false
-      metrics.answered(request.method, request.routeOptions.url ?? 'unmatched', '499', reply.elapsedTime / 1000)
+      answered(request, '499', reply.elapsedTime / 1000)
       logHangUp(request, reply)
     })
     done()
   })
   app.addHook('onResponse', (request, reply, done) => {
-    if (request.countedInFlight) counts.answered++
-    request.countedInFlight = false
-    metrics.answered(request.method, request.routeOptions.url ?? 'unmatched', String(reply.statusCode), reply.elapsedTime / 1000)
+    answered(request, String(reply.statusCode), reply.elapsedTime / 1000)
     done()
   })
 }, { name: 'request-metrics' })

@@ -3,9 +3,11 @@ import { connect } from 'node:net'
 import Database from 'better-sqlite3'
 import { describe, test } from 'node:test'
 import pg from 'pg'
+import type { FastifyInstance } from 'fastify'
 import { SQLITE_FILE, withStore } from '../databases.js'
 import { build, createToken, DATABASES, freshDatabase } from '../helper.js'
 import { waitFor } from '../receiver.js'
+import { parsePrometheus } from '../prometheus.js'
 
 const ADJECTIVES = ['Boston', 'Sword', 'Golden', 'Silver', 'Dwarf', 'Giant', 'Weeping', 'Royal', 'Rock', 'Snow']
 const PLANTS = 60_000
@@ -15,8 +17,11 @@ const COSTLY = `/plants?order_by=name&count=exact&filter=${encodeURIComponent(AD
 // A file, not :memory:, so that SQLite's pages are read as when serving: on their own thread.
 const stores = { 'SQLite file': SQLITE_FILE, ...(DATABASES.postgres !== undefined && { PostgreSQL: DATABASES.postgres }) }
 
-/** Takes the store's write lock from another connection, as another writer would; answers its release. */
-async function holdWriteLock (url: string): Promise<() => Promise<void>> {
+/**
+ * Takes a lock on the plants from another connection, as another client would; answers its release.
+ * On SQLite the write lock (readers are never blocked there); on PostgreSQL the table in `mode`.
+ */
+async function holdLock (url: string, mode: 'EXCLUSIVE' | 'ACCESS EXCLUSIVE'): Promise<() => Promise<void>> {
   if (url.startsWith('sqlite:')) {
     const db = new Database(url.slice('sqlite:'.length))
     db.exec('BEGIN IMMEDIATE')
@@ -27,11 +32,16 @@ async function holdWriteLock (url: string): Promise<() => Promise<void>> {
   }
   const client = new pg.Client({ connectionString: url })
   await client.connect()
-  await client.query('BEGIN; LOCK TABLE plants IN EXCLUSIVE MODE')
+  await client.query(`BEGIN; LOCK TABLE plants IN ${mode} MODE`)
   return async () => {
     await client.query('COMMIT')
     await client.end()
   }
+}
+
+/** One series' value on /metrics (0 before its first sample). */
+async function metricOf (app: FastifyInstance, series: string): Promise<number> {
+  return parsePrometheus((await app.inject('/metrics')).body).get(series) ?? 0
 }
 
 for (const [name, database] of Object.entries(stores)) {
@@ -76,13 +86,11 @@ for (const [name, database] of Object.entries(stores)) {
       await app.inject({ method: 'GET', url: '/plants?limit=1', headers: { authorization: `Bearer ${token}` } })
       await app.listen({ host: '127.0.0.1', port: 0 })
       const { port } = app.server.address() as { port: number }
-      const metric = async (series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec((await app.inject('/metrics')).body)?.[1] ?? 0)
+      const metric = (series: string) => metricOf(app, series)
       const pagesRead = () => metric('plantstore_store_operation_duration_seconds_count{operation="plants.list"}')
       const inFlight = async () => await metric('plantstore_http_requests_in_flight') - 1 // less the /metrics request itself
       // On PostgreSQL, pages are quick at this size: a lock holds the ones being read until the others are dropped.
-      const lock = name === 'PostgreSQL' ? new pg.Client({ connectionString: url }) : undefined
-      await lock?.connect()
-      await lock?.query('BEGIN; LOCK TABLE plants IN ACCESS EXCLUSIVE MODE')
+      const release = name === 'PostgreSQL' ? await holdLock(url, 'ACCESS EXCLUSIVE') : undefined
       const before = await pagesRead()
       const sockets = Array.from({ length: 24 }, () => {
         const socket = connect(port, '127.0.0.1', () => socket.write(`GET ${COSTLY} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\n\r\n`))
@@ -99,8 +107,7 @@ for (const [name, database] of Object.entries(stores)) {
       // Each hang-up is counted as it is seen, and a page waiting for its turn leaves the line at that moment.
       const hungUp = 'plantstore_http_requests_total{method="GET",route="/plants",status="499"}'
       await waitFor(async () => await metric(hungUp) === 24, 10_000, 'every hang-up to be seen')
-      await lock?.query('COMMIT')
-      await lock?.end()
+      await release?.()
       // The same token's next page comes after whatever of its pages is still in line.
       const res = await app.inject({ method: 'GET', url: COSTLY, headers: { authorization: `Bearer ${token}` } })
       assert.equal(res.statusCode, 200, 'the line still moves')
@@ -120,10 +127,10 @@ for (const [name, database] of Object.entries(stores)) {
       await count() // the token known to the token cache: the batches go straight to their line
       await app.listen({ host: '127.0.0.1', port: 0 })
       const { port } = app.server.address() as { port: number }
-      const metric = async (series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec((await app.inject('/metrics')).body)?.[1] ?? 0)
+      const metric = (series: string) => metricOf(app, series)
       const answered = (status: number) => metric(`plantstore_http_requests_total{method="POST",route="/batch",status="${status}"}`)
       // The store's write lock held from outside: the batches being written wait until the others are dropped.
-      const release = await holdWriteLock(url)
+      const release = await holdLock(url, 'EXCLUSIVE')
       const sockets = Array.from({ length: 32 }, (_, n) => {
         const body = JSON.stringify({ operations: Array.from({ length: 1000 }, (_, i) => ({ method: 'POST', path: '/plants', body: { id: n * 1000 + i, name: `plant ${i}` } })) })
         const socket = connect(port, '127.0.0.1', () => socket.write(`POST /batch HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`))

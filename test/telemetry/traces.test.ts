@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url'
 import { createPlant, newDatabase, run, serve, stop, workdir } from '../executable.js'
 import { freshDatabase } from '../databases.js'
 import { startReceiver, waitFor } from '../receiver.js'
+import { parsePrometheus } from '../prometheus.js'
 
 const recorder = fileURLToPath(new URL('../fixtures/record-modules.mjs', import.meta.url))
 let records = 0
@@ -180,7 +181,7 @@ test('a request whose client hangs up before its answer still ends its span, mar
   socket.on('error', () => {})
   await new Promise((resolve) => socket.once('connect', resolve))
   socket.write(`POST /plants HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"id": 1,`)
-  const inFlight = async () => Number(/^plantstore_http_requests_in_flight (\d+)$/m.exec(await (await fetch(`${server.url}/metrics`)).text())?.[1])
+  const inFlight = async () => parsePrometheus(await (await fetch(`${server.url}/metrics`)).text()).get('plantstore_http_requests_in_flight')
   await waitFor(async () => await inFlight() === 2, 5000, 'the request to be received') // and /metrics itself
   socket.destroy()
   await waitFor(() => collector.spans.some((span) => span.name === 'POST /plants'), 5000, 'the request\'s span')
