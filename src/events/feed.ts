@@ -3,7 +3,7 @@ import type { LoggedEvent, StreamEventType } from '../contract/events.js'
 import type { Filter } from '../contract/filter.js'
 import { filteredBy } from './filtered.js'
 import type { EventStore } from '../store/store.js'
-import { formatBatch } from './batch.js'
+import { fanOut } from './fan-out.js'
 import { catchUpInTurn } from './catch-up.js'
 import { EventStream } from './stream.js'
 import type { StreamOwner } from './stream.js'
@@ -32,9 +32,6 @@ export interface FeedSettings extends StreamSettings {
    */
   checkCredentials: () => Promise<void>
 }
-
-// A span keeps at most this many links by default (OTEL_SPAN_LINK_COUNT_LIMIT).
-const MAX_LINKS = 128
 
 /**
  * The event log's one reader in this process: it tails the log (woken by this process's own commits
@@ -117,25 +114,9 @@ export class EventFeed {
         return true // the store is unreachable: the next wake (a commit, or the watch's poll) tries again
       }
       if (events.length === 0) return true
-      const { spans } = this.#settings
-      if (spans === undefined || this.#live.size === 0) this.#fanOut(events)
-      else {
-        spans.run('events fan-out', {
-          kind: 'producer',
-          links: events.slice(0, MAX_LINKS).map((event) => event.traceParent),
-          attributes: { 'plantstore.events.count': events.length, 'plantstore.streams.count': this.#live.size }
-        }, () => this.#fanOut(events))
-      }
+      fanOut(events, this.#live, this.#settings.spans)
       this.#position = events.at(-1)!.sequence
       if (events.length < PAGE) return true
-    }
-  }
-
-  /** Hands a batch to every live stream; one that cannot keep up was cut and leaves the live set. */
-  #fanOut (events: LoggedEvent[]) {
-    const batch = formatBatch(events)
-    for (const stream of this.#live) {
-      if (!stream.write(batch)) this.#live.delete(stream)
     }
   }
 

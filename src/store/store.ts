@@ -8,6 +8,7 @@ import type { WebhookStore } from './webhook-store.js'
 
 export * from './bulk-store.js'
 export * from './commits.js'
+export * from './delivery-claims.js'
 export * from './delivery-handoff.js'
 export * from './errors.js'
 export * from './event-store.js'

@@ -1,6 +1,6 @@
 import type { DeliveredType, EventType } from '../contract/events.js'
 import type { SubscriptionState } from '../contract/webhook.js'
-import type { HandedDeliveries } from './delivery-handoff.js'
+import type { DeliveryClaimStore } from './delivery-claims.js'
 
 export type { SubscriptionState } from '../contract/webhook.js'
 
@@ -77,47 +77,6 @@ export function signingSecrets (subscription: Subscription, now = Date.now()): s
   return previous !== null && expires !== null && expires.getTime() > now ? [subscription.secret, previous] : [subscription.secret]
 }
 
-/** One delivery of one event to one subscriber, as a dispatcher claims it. */
-export interface Delivery {
-  id: number
-  messageId: string
-  subscriptionId: number
-  url: string
-  /** Every secret that signs it (see signingSecrets). */
-  secrets: string[]
-  /** Whether the subscription is an operator's (see Subscription.operator). */
-  operator: boolean
-  /** The NewPlant JSON, exactly as it is sent. */
-  payload: string
-  attempts: number
-  createdAt: Date
-  /** Where the give-up clock starts: the event's creation, or its redelivery. */
-  since: Date
-  /** The W3C traceparent of the request that made its event, when traces were on. */
-  traceParent: string | null
-  /** Until when the claim is this dispatcher's (Unix ms); past it another may send the delivery. */
-  leaseUntil: number
-}
-
-export interface DeliveryClaim {
-  subscriptionId: number
-  /** Unix ms. */
-  now: number
-  /** How long a claimed delivery is ours before another dispatcher may take it. */
-  leaseMs: number
-  max: number
-  /** The subscription's throttle: claims count against its deliveries-per-second window in the store. */
-  perSecond?: number | null
-}
-
-/** What an attempt came to: delivered, or not (with when to try again, or null to give up). */
-export interface AttemptResult {
-  delivered: boolean
-  status: number | null
-  error: string | null
-  nextAttemptAt: Date | null
-}
-
 /** An event's state: not yet tried, delivered, last attempt failed (to be retried), or given up. */
 export type DeliveryState = 'pending' | 'delivered' | 'failed' | 'given_up'
 
@@ -146,8 +105,8 @@ export interface DeliveryQuery {
   before?: string
 }
 
-/** Webhook subscriptions and the outbox of their deliveries. */
-export interface WebhookStore {
+/** Webhook subscriptions and the outbox of their deliveries (a dispatcher's side of it: DeliveryClaimStore). */
+export interface WebhookStore extends DeliveryClaimStore {
   /** Undefined when the owner already holds `maxForOwner` subscriptions. */
   addSubscription (subscription: NewSubscription): Promise<Subscription | undefined>
   /** Subscriptions not removed, oldest first. */
@@ -157,20 +116,6 @@ export interface WebhookStore {
   removeSubscription (id: number): Promise<boolean>
   /** A new secret; the current one keeps signing beside it for `graceMs`. Undefined when no such subscription. */
   rotateSecret (id: number, secret: string, graceMs: number): Promise<Subscription | undefined>
-  /**
-   * Claims up to `max` due deliveries of one subscriber, oldest due first, as a lease: no other
-   * dispatcher (another process or instance) claims them until it ends or an attempt is recorded.
-   */
-  claim (claim: DeliveryClaim): Promise<Delivery[]>
-  /** One subscriber's deliveries handed over by creates (DeliveryHandoff), with its URL and secrets read now, as a claim reads them. */
-  adopt (subscriptionId: number, handed: HandedDeliveries): Promise<Delivery[]>
-  /** Gives back the claims of deliveries a stopping dispatcher will not send, so any dispatcher may claim them at once. */
-  release (deliveries: Array<Pick<Delivery, 'id' | 'leaseUntil'>>): Promise<void>
-  /**
-   * Records an attempt's outcome, and the subscription's health with it; many are written together.
-   * A crash may lose one: at least once.
-   */
-  recordAttempt (delivery: Pick<Delivery, 'id' | 'subscriptionId'>, result: AttemptResult): Promise<void>
   /** Deliveries, newest first. */
   listDeliveries (query: DeliveryQuery): Promise<DeliveryReport[]>
   /** Makes one event of a subscription due again, with its webhook-id; answers whether it exists. */

@@ -4,7 +4,8 @@ import { ConcurrencyLimit } from './concurrency-limit.js'
 import { DeliveryQueue } from './delivery-queue.js'
 import type { ConnectionBudget } from './connection-budget.js'
 import { Pacer } from './pacer.js'
-import { retryDelay, RetryTimer } from './retry.js'
+import { RetryTimer } from './retry.js'
+import { recordOutcome } from './attempt-outcome.js'
 import { Sender } from './sender.js'
 import { leaseMs } from './settings.js'
 import type { DispatcherOptions } from './settings.js'
@@ -168,29 +169,14 @@ export class SubscriberLane {
   }
 
   async #attempt (delivery: Delivery) {
-    const { status, error, latencyMs } = await sendTraced(this.#sender, delivery, this.#options.spans, this.#host)
+    const sent = await sendTraced(this.#sender, delivery, this.#options.spans, this.#host)
     this.#inFlight--
     this.#budget.give()
-    const delivered = error === null
-    if (delivered) this.#limit.succeeded(latencyMs)
+    if (sent.error === null) this.#limit.succeeded(sent.latencyMs)
     else this.#limit.failed()
     this.#pump()
-
-    const now = Date.now()
-    const retryAt = now + retryDelay(delivery.attempts + 1, this.#options.retryBaseMs)
-    const givingUp = !delivered && retryAt - delivery.since.getTime() > this.#options.giveUpAfterMs
-    try {
-      await this.#store.recordAttempt(delivery, { delivered, status, error, nextAttemptAt: delivered || givingUp ? null : new Date(retryAt) })
-    } catch (cause) {
-      // Its claim lapses and it is sent again: at least once.
-      this.#log.warn({ err: cause, deliveryId: delivery.id }, 'webhook attempt could not be recorded; it will be sent again')
-    }
-    if (!delivered && !givingUp) this.#wakeAt(retryAt)
-    this.#options.onAttempt?.(delivered ? 'delivered' : givingUp ? 'given_up' : 'failed', 1)
-    if (delivered) this.#options.onDelivered?.((now - delivery.createdAt.getTime()) / 1000)
-    const fields = { deliveryId: delivery.id, webhookId: delivery.messageId, subscriptionId: this.subscriptionId, attempt: delivery.attempts + 1, status }
-    if (delivered) this.#log.debug(fields, 'webhook delivered')
-    else this.#log.warn({ ...fields, error }, givingUp ? 'webhook given up' : 'webhook attempt failed; will retry')
+    const retryAt = await recordOutcome(delivery, sent, this.#store, this.#log, this.#options)
+    if (retryAt !== undefined) this.#wakeAt(retryAt)
   }
 
   #wakeAt (time: number) {

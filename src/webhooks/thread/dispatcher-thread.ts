@@ -5,12 +5,8 @@ import type { HandedDeliveries } from '../../store/store.js'
 import type { FromThread, ToThread } from './messages.js'
 import type { Dispatcher, DispatcherOptions, DispatcherSettings } from '../dispatcher.js'
 import { leaseMs } from '../settings.js'
-import type { Log } from '../log.js'
-
-/** The app's logger (pino), whose level tells the thread which lines to send at all. */
-export type ThreadLog = Log & { level: string }
-
-const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']
+import { levelsToSend, relayReports } from './thread-reports.js'
+import type { ThreadLog } from './thread-reports.js'
 
 /** Asks a dispatcher thread to stop: it lets its attempts in flight finish, then exits. */
 function stopThread (thread: Worker): Promise<void> {
@@ -111,7 +107,7 @@ export class DispatcherThread implements Dispatcher {
   #spawn () {
     const { database, log, connectWriter, tracing, dispatcher: { onAttempt, onDelivered, onDisabled, spans, ...settings } } = this.#options
     const writerPort = connectWriter?.()
-    const levels = (['debug', 'info', 'warn', 'error'] as const).filter((level) => LEVELS.indexOf(level) >= LEVELS.indexOf(log.level))
+    const levels = levelsToSend(log)
     const thread = spawnWorker(import.meta.url, 'dispatcher-worker', {
       name: 'webhook-dispatcher',
       workerData: { database, settings: settings satisfies DispatcherSettings, writerPort, levels, tracing },
@@ -180,16 +176,7 @@ export class DispatcherThread implements Dispatcher {
   #receive (message: FromThread, thread: Worker) {
     const { accepting } = message
     if (accepting !== undefined && thread === this.#thread && accepting.wakes === this.#wakes) this.subscriptions = accepting.subscriptions
-    if (message.log !== undefined) this.#options.log[message.log.level](message.log.fields, message.log.msg)
-    if (message.metrics !== undefined) {
-      const { outcomes, lags, disabled, concurrency } = message.metrics
-      for (let i = 0; i < disabled; i++) this.#options.dispatcher.onDisabled?.()
-      for (const [outcome, count] of Object.entries(outcomes) as Array<[keyof typeof outcomes, number]>) {
-        if (count > 0) this.#options.dispatcher.onAttempt?.(outcome, count)
-      }
-      for (const lag of lags) this.#options.dispatcher.onDelivered?.(lag)
-      this.#concurrency = new Map(concurrency)
-    }
+    this.#concurrency = relayReports(message, this.#options.log, this.#options.dispatcher) ?? this.#concurrency
     if (message.unsubscribed === true) this.#checkSubscribers().catch(() => {})
     if (message.refreshed !== undefined) {
       this.#refreshes.get(message.refreshed)?.()
