@@ -10,7 +10,7 @@ import { parseFilter } from '../../src/contract/filter.js'
 import { listSql } from '../../src/store/plant-list-sql.js'
 import type { SearchSql } from '../../src/store/plant-list-sql.js'
 import { plantPages, searchSql as sqliteSearch } from '../../src/store/sqlite/plant-pages.js'
-import { searchSql as postgresSearch } from '../../src/store/postgres/plants.js'
+import { searchSql as postgresSearch } from '../../src/store/postgres/plant-pages.js'
 import type { PlantQuery } from '../../src/store/store.js'
 
 /** The shapes a page is read in: each must find its page through an index, never by reading the table. */
