@@ -49,8 +49,12 @@ for (const [db, database] of Object.entries(DATABASES)) {
       await send('POST', '/plants', { id: 1, name: 'Fern' })
       await send('POST', '/plants', { id: 1, name: 'Ivy' })
       await send('POST', '/plants', { id: 2, name: 'Oak' })
-      await waitFor(() => a.received.length >= 2 && b.received.length >= 2, 5000, 'both subscribers')
-      await new Promise((resolve) => setTimeout(resolve, 300))
+      // The outbox holds the two events for each subscriber and nothing else, and each was sent once.
+      await waitFor(async () => {
+        const deliveries = await app.store.webhooks.listDeliveries({ limit: 10 })
+        return deliveries.length === 4 && deliveries.every((delivery) => delivery.state === 'delivered')
+      }, 5000, 'both subscribers')
+      assert.deepEqual((await app.store.webhooks.listDeliveries({ limit: 10 })).map((delivery) => delivery.attempts), [1, 1, 1, 1])
       for (const receiver of [a, b]) {
         assert.deepEqual(receiver.received.map((r) => JSON.parse(r.body).id).sort(), [1, 2])
       }
@@ -123,13 +127,18 @@ for (const [db, database] of Object.entries(DATABASES)) {
 
     test('a removed subscriber gets nothing more', async (t) => {
       const receiver = await startReceiver()
-      t.after(() => receiver.close())
+      const control = await startReceiver()
+      t.after(() => Promise.all([receiver.close(), control.close()]))
       const { app, send } = await buildWithToken(t, { database, ...fast })
       const subscription = (await app.store.webhooks.addSubscription({ url: receiver.url, secret: generateSecret(), operator: true }))!
       assert.equal(await app.store.webhooks.removeSubscription(subscription.id), true)
       assert.equal(await app.store.webhooks.removeSubscription(subscription.id), false)
+      await app.store.webhooks.addSubscription({ url: control.url, secret: generateSecret(), operator: true })
       await send('POST', '/plants', { id: 1, name: 'Fern' })
-      await new Promise((resolve) => setTimeout(resolve, 300))
+      // The event is written with its deliveries: none for the removed subscriber, so none can ever be
+      // sent; the subscriber beside it gets the plant.
+      assert.deepEqual(await app.store.webhooks.listDeliveries({ subscriptionId: subscription.id, limit: 10 }), [])
+      await waitFor(() => control.received.length === 1, 5000, 'the delivery to the other subscriber')
       assert.equal(receiver.received.length, 0)
     })
   })

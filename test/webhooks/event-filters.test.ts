@@ -32,8 +32,13 @@ for (const [db, database] of Object.entries(DATABASES)) {
       assert.equal((await send('POST', '/plants', { id: 2, name: 'Ivy' })).statusCode, 200)
       assert.equal((await send('POST', '/plants', { id: 2, name: 'Ivy' })).statusCode, 200, 'an identical replay sends nothing')
 
-      await waitFor(() => chosen.received.length >= 3 && original.received.length >= 2 && updates.received.length >= 1, 10_000, 'the deliveries')
-      await new Promise((resolve) => setTimeout(resolve, 300))
+      // Each subscriber's deliveries, all sent: the outbox holds what each chose and nothing else.
+      const delivered = async (id: number, count: number) => {
+        const log = (await send('GET', `/webhooks/${id}/deliveries`)).json() as Array<{ state: string }>
+        return log.length === count && log.every((delivery) => delivery.state === 'delivered')
+      }
+      await waitFor(async () => await delivered(a.id, 3) && await delivered(b.id, 2) && await delivered(c.id, 1), 10_000, 'the deliveries')
+      assert.deepEqual([chosen.received.length, original.received.length, updates.received.length], [3, 2, 1])
 
       assert.deepEqual(typesOf(chosen), ['plant.created', 'plant.deleted', 'plant.created'])
       for (const request of chosen.received) verify(a.secret, request)
