@@ -1,41 +1,20 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { operation } from '../contract/document.js'
-import { NotFound, SchemaMismatch, TooManyRequests } from '../contract/errors.js'
+import { SchemaMismatch, TooManyRequests } from '../contract/errors.js'
 import type { EventType } from '../contract/events.js'
 import { subscriptionView } from '../contract/webhook.js'
-import type { DeliveryReport, Subscription, SubscriptionChanges } from '../store/store.js'
+import type { Subscription, SubscriptionChanges } from '../store/store.js'
 import { checkWebhookUrl } from '../webhooks/address-policy.js'
 import { generateSecret } from '../webhooks/signature.js'
 import { parsedFilter } from './query-filter.js'
+import webhookDeliveryRoutes from './webhook-deliveries.js'
+import { notFound, ownerOf, visibleSubscription } from './webhook-owners.js'
 
 /** How long the secret before a rotation keeps signing beside the new one (docs/webhooks.md). */
 const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000
 
-interface IdParams { id: bigint }
-
 /** The answers to create and rotate, the only ones that carry the secret (subscriptionView never does). */
 const withSecret = (subscription: Subscription) => ({ ...subscriptionView(subscription), secret: subscription.secret })
-
-function deliveryView (delivery: DeliveryReport) {
-  return {
-    id: delivery.messageId,
-    type: delivery.type,
-    ...(delivery.plantId !== null && { plantId: delivery.plantId }),
-    state: delivery.state,
-    attempts: delivery.attempts,
-    lastStatus: delivery.lastStatus,
-    lastError: delivery.lastError,
-    nextAttemptAt: delivery.nextAttemptAt?.toISOString() ?? null
-  }
-}
-
-const notFound = (id: bigint) => new NotFound(`webhook subscription ${id} not found`)
-
-/** Whose subscriptions a request may see: its own (the token, or the JWT's issuer and subject), or with webhooks:admin everyone's. */
-function ownerOf (request: FastifyRequest): { key: string, admin: boolean } {
-  const principal = request.principal!
-  return { key: principal.key, admin: principal.scopes.includes('webhooks:admin') }
-}
 
 /**
  * The webhook subscriptions API (scope webhooks:manage): integrators subscribe, rotate secrets,
@@ -46,14 +25,8 @@ function ownerOf (request: FastifyRequest): { key: string, admin: boolean } {
 export default async function webhookRoutes (app: FastifyInstance, { allowPrivate, maxPerOwner }: { allowPrivate: boolean, maxPerOwner: number }) {
   const { store } = app
 
-  /** The caller's subscription, or 404; an id past what a subscription id can be is simply none. */
-  async function subscriptionOf (request: FastifyRequest): Promise<Subscription> {
-    const { id } = request.params as IdParams
-    const subscription = id > 0n && id <= BigInt(Number.MAX_SAFE_INTEGER) ? await store.webhooks.getSubscription(Number(id)) : undefined
-    const owner = ownerOf(request)
-    if (subscription === undefined || (!owner.admin && subscription.owner !== owner.key)) throw notFound(id)
-    return subscription
-  }
+  const subscriptionOf = (request: FastifyRequest) => visibleSubscription(store, request)
+  await app.register(webhookDeliveryRoutes)
 
   /** A filter must parse, and needs events: a filtered subscription receives envelopes. */
   function checkFilter (filter: string | null | undefined, events: EventType[] | null | undefined) {
@@ -120,17 +93,6 @@ export default async function webhookRoutes (app: FastifyInstance, { allowPrivat
   })
 
   app.route({
-    ...operation('recoverWebhook'),
-    handler: async (request, reply) => {
-      const { id } = await subscriptionOf(request)
-      const { since } = request.body as { since: string }
-      // The schema's date-time format has checked it.
-      const recovered = await store.webhooks.recover(id, new Date(since))
-      return reply.code(202).send({ recovered })
-    }
-  })
-
-  app.route({
     ...operation('deleteWebhook'),
     handler: async (request, reply) => {
       const { id } = await subscriptionOf(request)
@@ -146,31 +108,6 @@ export default async function webhookRoutes (app: FastifyInstance, { allowPrivat
       const rotated = await store.webhooks.rotateSecret(id, generateSecret(), ROTATION_GRACE_MS)
       if (rotated === undefined) throw notFound(BigInt(id))
       return withSecret(rotated)
-    }
-  })
-
-  app.route({
-    ...operation('listWebhookDeliveries'),
-    handler: async (request, reply) => {
-      const { id } = await subscriptionOf(request)
-      const { limit, after } = request.query as { limit: number, after?: string }
-      // One more than asked tells whether a next page exists.
-      const deliveries = await store.webhooks.listDeliveries({ subscriptionId: id, limit: limit + 1, before: after })
-      const page = deliveries.slice(0, limit)
-      if (deliveries.length > limit) {
-        reply.header('link', `</webhooks/${id}/deliveries?${new URLSearchParams({ limit: String(limit), after: page.at(-1)!.messageId })}>; rel="next"`)
-      }
-      return page.map(deliveryView)
-    }
-  })
-
-  app.route({
-    ...operation('redeliverWebhookEvent'),
-    handler: async (request, reply) => {
-      const { id } = await subscriptionOf(request)
-      const { eventId } = request.params as { eventId: string }
-      if (!await store.webhooks.redeliver(id, eventId)) throw new NotFound(`no event ${eventId} for webhook subscription ${id}`)
-      return reply.code(202).send()
     }
   })
 }
