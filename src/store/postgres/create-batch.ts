@@ -2,7 +2,7 @@ import { toPlant } from '../../contract/plant.js'
 import { deliveriesSql, EVENT_LOG_LOCK, eventsSql, outboxColumns } from './outbox.js'
 import { sameOrConflict } from '../store.js'
 import type { CreateOutcome, Plant } from '../store.js'
-import type { DeliveryRow } from '../rows.js'
+import type { DeliveryRow } from '../delivery-rows.js'
 
 /**
  * Creates a batch of plants with distinct ids in one statement, hence one round trip and one commit:

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3'
-import { toAgedDelivery } from '../rows.js'
-import type { AgedDeliveryRow, DeliveryRow } from '../rows.js'
+import { toAgedDelivery } from '../delivery-rows.js'
+import type { AgedDeliveryRow, DeliveryRow } from '../delivery-rows.js'
 import { deliveryRetention, DISABLED_PAST_RETENTION, healthChanges, throttleAllowance } from '../webhook-bookkeeping.js'
 import type { AttemptResult } from '../store.js'
 import type { HealthAttempt, QuotaRow } from '../webhook-bookkeeping.js'

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3'
 import { plantOfRow } from '../../contract/plant.js'
 import type { PlantRow } from '../../contract/plant.js'
-import type { DeliveryRow } from '../rows.js'
+import type { DeliveryRow } from '../delivery-rows.js'
 import { sameOrConflict } from '../store.js'
 import type { CreateOutcome, Plant, Subscription, TokenRecord, WriteOutcome, WriteRequest, WriteResponse } from '../store.js'
 import { prepareTokenWrites } from './token-writes.js'
