@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { dirname, join } from 'node:path'
@@ -32,7 +32,7 @@ describe('the plantstore executable', () => {
   test('the first serve on an empty store, stderr not a terminal: the token goes to an owner-only file the log names, never to a stream', async () => {
     const database = newDatabase()
     const first = await serve(database)
-    await eventually(() => first.stdout().includes('first API token written'))
+    await eventually(() => first.stdout().includes('first API token written'), 'the log line naming the token file')
     const file = /"file":"([^"]+)"[^\n]*first API token written/.exec(first.stdout())?.[1]
     assert.ok(file !== undefined, first.stdout())
     assert.equal(file, join(dirname(database.slice('sqlite:'.length)), 'first-token'), 'beside the SQLite store')
@@ -57,10 +57,19 @@ describe('the plantstore executable', () => {
 
   test('the first serve with a terminal prints the token there, and writes no file', async () => {
     const database = newDatabaseUrl()
-    // script(1) gives the command a pseudo-terminal; the server stops itself a second after starting.
-    const command = `timeout -s TERM 2 ${process.execPath} ${executable} serve --port 0 --database ${database}`
-    const { stdout } = await new Promise<{ stdout: string }>((resolve) => execFile('script', ['-qec', command, '/dev/null'], { env: cleanEnv },
-      (_error, stdout) => resolve({ stdout })))
+    // script(1) gives the command a pseudo-terminal. The server is stopped once the token is on it
+    // (timeout(1) only stops one the test left behind); the group holds script, timeout and the server.
+    const command = `timeout -s TERM 120 ${process.execPath} ${executable} serve --port 0 --database ${database}`
+    const terminal = spawn('script', ['-qec', command, '/dev/null'], { env: cleanEnv, detached: true })
+    let stdout = ''
+    terminal.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
+    const exited = new Promise((resolve) => terminal.on('exit', resolve))
+    try {
+      await eventually(() => /\n {2}ps_[A-Za-z0-9_-]{43}\r?\n/.test(stdout) && stdout.includes('Server listening at'), 'the token on the terminal')
+    } finally {
+      process.kill(-terminal.pid!, 'SIGTERM')
+      await exited
+    }
     assert.match(stdout, /\n {2}ps_[A-Za-z0-9_-]{43}\r?\n/)
     assert.equal(existsSync(join(dirname(database.slice('sqlite:'.length)), 'first-token')), false)
   })
@@ -82,11 +91,11 @@ describe('the plantstore executable', () => {
     const database = newDatabase()
     const token = (await run(['tokens', 'create', '--name', 'workers', '--database', database])).stdout.trim()
     const server = await serve(database, ['--workers', '2'])
-    await eventually(() => (server.stdout().match(/Server listening at/g) ?? []).length === 2)
+    await eventually(() => (server.stdout().match(/Server listening at/g) ?? []).length === 2, 'both workers listening')
     for (let id = 1; id <= 40; id++) assert.equal((await createPlant(server.url, token, { id, name: 'x' })).status, 200)
     // Log lines are written in 4 KiB blocks, and at least every second.
     const pids = () => new Set([...server.stdout().matchAll(/"pid":(\d+)[^\n]*"msg":"request completed"/g)].map((m) => m[1]))
-    await eventually(() => pids().size === 2)
+    await eventually(() => pids().size === 2, 'two worker processes')
     assert.equal(pids().size, 2, 'both workers answered requests')
     assert.equal(await stop(server), 0)
   })
