@@ -1,3 +1,4 @@
+import { levels } from 'pino'
 import type { DispatcherOptions } from '../dispatcher.js'
 import type { Log } from '../log.js'
 import type { FromThread } from './messages.js'
@@ -5,11 +6,10 @@ import type { FromThread } from './messages.js'
 /** The app's logger (pino), whose level tells the thread which lines to send at all. */
 export type ThreadLog = Log & { level: string }
 
-const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']
-
-/** The levels of the lines a dispatcher thread sends: those the app's logger writes. */
+/** The levels of the lines a dispatcher thread sends: those the app's logger writes ('silent' writes none). */
 export function levelsToSend (log: ThreadLog) {
-  return (['debug', 'info', 'warn', 'error'] as const).filter((level) => LEVELS.indexOf(level) >= LEVELS.indexOf(log.level))
+  const threshold = levels.values[log.level] ?? Infinity
+  return (['debug', 'info', 'warn', 'error'] as const).filter((level) => (levels.values[level] ?? 0) >= threshold)
 }
 
 /**
