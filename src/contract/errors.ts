@@ -1,4 +1,5 @@
 import { format } from 'node:util'
+import type { Refusal } from './etag.js'
 
 /** An error the API answers with: HTTP status, stable code (docs/errors.md) and the Error body's message. */
 export class ApiError extends Error {
@@ -75,7 +76,13 @@ export const MalformedAuthorization = apiError('MalformedAuthorization', 2003, 4
 })
 export const NotFound = apiError('NotFound', 3000, 404, 'no such plant, subscription or route', '%s')
 export const PlantConflict = apiError('PlantConflict', 3001, 409, 'plant id exists with different content', 'plant %s exists with different content')
-export const PreconditionFailed = apiError('PreconditionFailed', 3002, 412, '`If-Match` does not match the plant\'s current `ETag`', 'If-Match %s does not match the current ETag %s')
+row('PreconditionFailed', 3002, 412, '`If-Match` does not match the plant\'s current `ETag`, or `If-None-Match` does')
+export class PreconditionFailed extends ApiError {
+  override name = 'PreconditionFailed'
+  constructor ({ header, sent }: Refusal, current: string) {
+    super(412, 3002, `${header} ${sent} ${header === 'If-Match' ? 'does not match' : 'matches'} the current ETag ${current}`)
+  }
+}
 export const TokenNameConflict = apiError('TokenNameConflict', 3004, 409, 'a token with this name exists', 'a token named %s exists')
 row('MethodNotAllowed', 3003, 405, 'the path exists but not with this method (`Allow` lists the methods it has)')
 export class MethodNotAllowed extends ApiError {

@@ -1,4 +1,5 @@
 import { etagOf } from './etag.js'
+import type { Refusal } from './etag.js'
 import { NotFound, PlantConflict, PreconditionFailed } from './errors.js'
 import type { ApiError } from './errors.js'
 import { plantJson } from './plant.js'
@@ -16,14 +17,14 @@ export type OperationOutcome =
   | { kind: 'deleted', plant: Plant }
   | { kind: 'missing', id: bigint }
   | { kind: 'conflict', plant: Plant }
-  | { kind: 'precondition-failed', plant: Plant, precondition: string }
+  | { kind: 'precondition-failed', plant: Plant, refusal: Refusal }
 
 /** The error an outcome stands for, or undefined when the write succeeded. */
 export function errorOf (outcome: OperationOutcome): ApiError | undefined {
   switch (outcome.kind) {
     case 'missing': return new NotFound(`plant ${outcome.id} not found`)
     case 'conflict': return new PlantConflict(String(outcome.plant.id))
-    case 'precondition-failed': return new PreconditionFailed(outcome.precondition, etagOf(outcome.plant))
+    case 'precondition-failed': return new PreconditionFailed(outcome.refusal, etagOf(outcome.plant))
     default: return undefined
   }
 }

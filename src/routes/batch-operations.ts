@@ -36,7 +36,7 @@ function checkedBody (sent: SentOperation, place: string): Record<string, unknow
 export function plantOperation (sent: SentOperation, index: number): PlantOperation {
   const place = `operations/${index}`
   const body = checkedBody(sent, place)
-  const precondition = sent.ifMatch === undefined ? {} : { precondition: sent.ifMatch }
+  const precondition = sent.ifMatch === undefined ? {} : { precondition: { ifMatch: sent.ifMatch } }
   if (sent.method === 'POST') {
     if (sent.path !== '/plants') throw new SchemaMismatch(`${place}: path must be /plants for POST`)
     if (sent.ifMatch !== undefined) throw new SchemaMismatch(`${place}: ifMatch applies to PUT, PATCH and DELETE`)

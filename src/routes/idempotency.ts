@@ -11,13 +11,14 @@ const bodyText = (body: unknown) => JSON.stringify(body ?? null, (_key, value: u
 
 /**
  * The request's Idempotency-Key, scoped to its caller and with a hash of what it asks (method, path,
- * If-Match, body); undefined without the header; 400 when it is not 1 to 255 visible ASCII characters.
+ * If-Match, body, and If-None-Match when sent: keys kept before it counted hash as they did); undefined without the header; 400 when it is not 1 to 255 visible ASCII characters.
  */
 export function idempotencyKey (request: FastifyRequest, retentionMs: number): IdempotencyKey | undefined {
   const header = request.headers['idempotency-key']
   if (header === undefined) return undefined
   if (typeof header !== 'string' || !KEY.test(header)) throw new SchemaMismatch('headers/idempotency-key must be 1 to 255 visible ASCII characters')
-  const asked = JSON.stringify([request.method, request.url, request.headers['if-match'] ?? null, bodyText(request.body)])
+  const { 'if-match': ifMatch, 'if-none-match': ifNoneMatch } = request.headers
+  const asked = JSON.stringify([request.method, request.url, ifMatch ?? null, bodyText(request.body), ...ifNoneMatch === undefined ? [] : [ifNoneMatch]])
   return { owner: request.principal!.key, key: header, hash: hash('sha256', asked, 'base64url'), expiresAt: Date.now() + retentionMs }
 }
 

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { operation } from '../contract/document.js'
+import { preconditionOf } from '../contract/etag.js'
 import { SchemaMismatch } from '../contract/errors.js'
 import { parseJsonBody } from '../contract/exact-json.js'
 import { patchOf, plantOperation } from './batch-operations.js'
@@ -47,8 +48,8 @@ export default async function plantWriteRoutes (app: FastifyInstance, settings: 
         const body = request.body as Record<string, unknown>
         if (body.id !== undefined && body.id !== id) throw new SchemaMismatch(`body/id ${String(body.id)} must equal the id in the path, ${id}`)
         const key = idempotencyKey(request, idempotencyRetentionMs)
-        const ifMatch = request.headers['if-match']
-        const patch = { op: 'patch' as const, id, patch: patchOf(body), ...(ifMatch !== undefined && { precondition: ifMatch }) }
+        const precondition = preconditionOf(request.headers)
+        const patch = { op: 'patch' as const, id, patch: patchOf(body), ...(precondition !== undefined && { precondition }) }
         return writes.send({ operations: [patch], answer: 'single', ...(key !== undefined && { key }) }, reply)
       }
     })

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { operation } from '../contract/document.js'
 import { plantJson, plantOfBody, plantsJson } from '../contract/plant.js'
-import { etagOf, noneMatch } from '../contract/etag.js'
+import { etagOf, noneMatch, preconditionOf } from '../contract/etag.js'
 import { NotFound, PlantConflict, PreconditionFailed, SchemaMismatch } from '../contract/errors.js'
 import { isPlainList } from '../store/store.js'
 import type { PlantOrder, WriteOutcome } from '../store/store.js'
@@ -45,9 +45,9 @@ const JSON_TYPE = 'application/json; charset=utf-8'
 const POSITION_HEADER = 'plantstore-event-position'
 
 /** A replace or delete that did not happen, as its error; the plant when it did. */
-function written (outcome: WriteOutcome, id: bigint, ifMatchHeader: string | undefined): Extract<WriteOutcome, { kind: 'done' }> {
+function written (outcome: WriteOutcome, id: bigint): Extract<WriteOutcome, { kind: 'done' }> {
   if (outcome.kind === 'missing') throw notFound(id)
-  if (outcome.kind === 'precondition-failed') throw new PreconditionFailed(ifMatchHeader, etagOf(outcome.plant))
+  if (outcome.kind === 'precondition-failed') throw new PreconditionFailed(outcome.refusal, etagOf(outcome.plant))
   return outcome
 }
 
@@ -148,8 +148,7 @@ export default async function plantRoutes (app: FastifyInstance, { readCacheByte
       const { id } = request.params as IdParams
       const body = request.body as PlantBody
       if (body.id !== undefined && body.id !== id) throw new SchemaMismatch(`body/id ${body.id} must equal the id in the path, ${id}`)
-      const header = request.headers['if-match']
-      const { plant } = written(await store.plants.replace(plantOfBody(id, body), header), id, header)
+      const { plant } = written(await store.plants.replace(plantOfBody(id, body), preconditionOf(request.headers)), id)
       reply.header('etag', etagOf(plant))
       return reply.type(JSON_TYPE).send(plantJson(plant))
     }
@@ -159,13 +158,13 @@ export default async function plantRoutes (app: FastifyInstance, { readCacheByte
     ...operation('deletePlant'),
     handler: async (request, reply) => {
       const { id } = request.params as IdParams
-      const header = request.headers['if-match']
+      const precondition = preconditionOf(request.headers)
       const key = idempotencyKey(request, idempotencyRetentionMs)
       if (key !== undefined) {
-        const remove = { op: 'delete' as const, id, ...(header !== undefined && { precondition: header }) }
+        const remove = { op: 'delete' as const, id, ...(precondition !== undefined && { precondition }) }
         return writes.send({ operations: [remove], answer: 'single', key }, reply)
       }
-      written(await store.plants.delete(id, header), id, header)
+      written(await store.plants.delete(id, precondition), id)
       return reply.code(204).send()
     }
   })

@@ -1,4 +1,4 @@
-import { ifMatch } from '../contract/etag.js'
+import { refusal } from '../contract/etag.js'
 import type { PlantChange } from '../contract/events.js'
 import { patched, sameContent } from '../contract/plant-patch.js'
 import { batchAnswer, errorOf, singleAnswer } from '../contract/write-answers.js'
@@ -19,8 +19,8 @@ export function decide (operation: PlantOperation, current: Plant | undefined, t
     return { outcome: { kind: sameContent(operation.plant, current) ? 'replayed' : 'conflict', plant: current } }
   }
   if (current === undefined) return { outcome: { kind: 'missing', id: operationId(operation) } }
-  const { precondition } = operation
-  if (precondition !== undefined && !ifMatch(precondition)!(current)) return { outcome: { kind: 'precondition-failed', plant: current, precondition } }
+  const refused = operation.precondition === undefined ? undefined : refusal(operation.precondition, current)
+  if (refused !== undefined) return { outcome: { kind: 'precondition-failed', plant: current, refusal: refused } }
   if (operation.op === 'delete') return { outcome: { kind: 'deleted', plant: current }, change: { type: 'plant.deleted', plant: current, trace } }
   const plant = operation.op === 'replace' ? operation.plant : patched(current, operation.patch)
   if (operation.op === 'patch' && sameContent(plant, current)) return { outcome: { kind: 'done', plant: current } }
@@ -57,7 +57,7 @@ export const keptValues = (key: IdempotencyKey, answer: WriteAnswer, now: number
 export function writeOutcomeOf (outcome: OperationOutcome, enqueued: boolean): WriteOutcome {
   switch (outcome.kind) {
     case 'missing': return { kind: 'missing' }
-    case 'precondition-failed': return { kind: 'precondition-failed', plant: outcome.plant }
+    case 'precondition-failed': return { kind: 'precondition-failed', plant: outcome.plant, refusal: outcome.refusal }
     case 'done':
     case 'deleted': return { kind: 'done', plant: outcome.plant, enqueued }
     default: throw new Error(`a replace or delete cannot end ${outcome.kind}`)

@@ -1,4 +1,5 @@
 import { INT64_MAX, INT64_MIN } from '../contract/int64.js'
+import type { Precondition, Refusal } from '../contract/etag.js'
 import type { Filter } from '../contract/filter.js'
 import type { Plant } from '../contract/plant.js'
 import type { DeliveryHandoff } from './delivery-handoff.js'
@@ -20,18 +21,15 @@ export function sameOrConflict (plant: Plant, stored: Plant): CreateOutcome {
 
 /**
  * A replace or delete: done (`enqueued`: webhook deliveries were written, for subscriptions that chose
- * its type), no such plant, or the caller's precondition (If-Match) refused the current plant.
+ * its type), no such plant, or the caller's precondition (If-Match, If-None-Match) refused the current plant.
  */
 export type WriteOutcome =
   | { kind: 'done', plant: Plant, enqueued: boolean }
   | { kind: 'missing' }
-  | { kind: 'precondition-failed', plant: Plant }
+  | { kind: 'precondition-failed', plant: Plant, refusal: Refusal }
 
-/**
- * An If-Match header's text: the write goes ahead only on a current plant it matches (contract/etag.ts),
- * checked inside the write's transaction. Data, so that it crosses to SQLite's writer thread.
- */
-export type Precondition = string
+// If-Match and If-None-Match (contract/etag.ts), checked inside the write's transaction.
+export type { Precondition }
 
 /** One write of a request to `write` (PATCH, a keyed DELETE, each operation of POST /batch): plain data. */
 export type PlantOperation =

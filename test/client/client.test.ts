@@ -41,6 +41,8 @@ test('the typed client against a running server: create, pages, read, replace, d
   assert.deepEqual(replaced.plant, { id: 3n, name: 'Renamed' })
   await assert.rejects(client.replacePlant(3, { name: 'Lost update' }, { ifMatch: etag }),
     (error: unknown) => error instanceof PlantStoreError && error.status === 412 && error.error === 3002)
+  await assert.rejects(client.deletePlant(3, { ifNoneMatch: replaced.etag }),
+    (error: unknown) => error instanceof PlantStoreError && error.status === 412 && error.message.startsWith('If-None-Match'))
   await client.deletePlant(3, { ifMatch: replaced.etag })
   await assert.rejects(client.getPlant(3), (error: unknown) =>
     error instanceof PlantStoreError && error.status === 404 && error.error === 3000 && error.message === 'plant 3 not found' &&

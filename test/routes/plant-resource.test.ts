@@ -149,6 +149,27 @@ for (const [db, database] of Object.entries(DATABASES)) {
       assert.equal((await send('DELETE', '/plants/1', undefined, { 'if-match': `"x", ${current}` })).statusCode, 204)
     })
 
+    test('If-None-Match on PUT and DELETE: `*` or the current ETag (weak comparison) is 412 and writes nothing; another tag writes', async (t) => {
+      const { app, send } = await buildWithToken(t, { database })
+      const created = await send('POST', '/plants', { id: 1, name: 'Fern' })
+      const etag = String(created.headers.etag)
+      const position = (await send('GET', '/plants/1')).headers['plantstore-event-position']
+      for (const [method, body, ifNoneMatch] of [['PUT', { name: 'Palm' }, '*'], ['PUT', { name: 'Palm' }, etag], ['DELETE', undefined, `"x", W/${etag}`]] as const) {
+        const refused = await send(method, '/plants/1', body, { 'if-none-match': ifNoneMatch })
+        assert.equal(refused.statusCode, 412, `${method} If-None-Match: ${ifNoneMatch}`)
+        assert.deepEqual(refused.json(), { error: 3002, message: `If-None-Match ${ifNoneMatch} matches the current ETag ${etag}` })
+      }
+      assert.deepEqual(await app.store.events.read({ after: BigInt(String(position)), limit: 10 }), [], 'no event written')
+      assert.equal((await send('GET', '/plants/1')).json().name, 'Fern')
+      // If-Match is evaluated first (RFC 9110 §13.2.2): a mismatch is reported as such.
+      const both = await send('PUT', '/plants/1', { name: 'Palm' }, { 'if-match': '"stale"', 'if-none-match': '*' })
+      assert.match(both.json().message, /^If-Match "stale" does not match/)
+      const replaced = await send('PUT', '/plants/1', { name: 'Palm' }, { 'if-match': etag, 'if-none-match': '"other"' })
+      assert.equal(replaced.statusCode, 200)
+      assert.equal((await send('PUT', '/plants/2', { name: 'Any' }, { 'if-none-match': '*' })).statusCode, 404, 'no plant: the condition holds, and the replace finds nothing')
+      assert.equal((await send('DELETE', '/plants/1', undefined, { 'if-none-match': etag })).statusCode, 204, 'the old tag no longer matches')
+    })
+
     test('scopes: GET needs plants:read; POST, PUT and DELETE need plants:write', async (t) => {
       const { app, send } = await buildWithToken(t, { database })
       await send('POST', '/plants', { id: 1, name: 'Fern' })

@@ -87,6 +87,20 @@ for (const [db, database] of Object.entries(DATABASES)) {
       assert.equal(stale.json().error, 3002)
       assert.deepEqual((await send('GET', '/plants/7')).json(), { id: 7, name: 'Palm', tag: 'tall' })
     })
+
+    test('If-None-Match: the current ETag is 412 and patches nothing, also as a retry with its Idempotency-Key', async (t) => {
+      const { send, patch } = await setup(t, database)
+      const etag = (await send('POST', '/plants', { id: 7, name: 'Palm' })).headers.etag as string
+      const refused = await patch(7, { tag: 'tall' }, { 'if-none-match': etag, 'idempotency-key': 'k1' })
+      assert.equal(refused.statusCode, 412)
+      assert.equal(refused.json().error, 3002)
+      assert.deepEqual((await send('GET', '/plants/7')).json(), { id: 7, name: 'Palm' })
+      const replayed = await patch(7, { tag: 'tall' }, { 'if-none-match': etag, 'idempotency-key': 'k1' })
+      assert.deepEqual([replayed.statusCode, replayed.headers['idempotent-replayed']], [412, 'true'])
+      const other = await patch(7, { tag: 'tall' }, { 'if-none-match': '"other"', 'idempotency-key': 'k1' })
+      assert.equal(other.json().error, 1005, 'another If-None-Match is another request')
+      assert.equal((await patch(7, { tag: 'tall' }, { 'if-none-match': '"other"' })).statusCode, 200)
+    })
   })
 
   describe(`POST /batch on ${db}`, () => {

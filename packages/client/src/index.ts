@@ -60,7 +60,12 @@ export type BatchOperation =
 /** One operation's result: its status, and the plant it answers (none for a delete's 204). */
 export interface BatchResult { status: number, plant?: Plant }
 /** Options of the writes that take an Idempotency-Key: one is generated unless given. */
-export interface KeyedOptions { ifMatch?: string, idempotencyKey?: string }
+/** A write's preconditions: `ifMatch`, only while the plant's ETag is one of these; `ifNoneMatch`, none of them. */
+export interface Preconditions { ifMatch?: string, ifNoneMatch?: string }
+export interface KeyedOptions extends Preconditions { idempotencyKey?: string }
+
+const preconditionHeaders = ({ ifMatch, ifNoneMatch }: Preconditions): Record<string, string> =>
+  ({ ...(ifMatch !== undefined && { 'if-match': ifMatch }), ...(ifNoneMatch !== undefined && { 'if-none-match': ifNoneMatch }) })
 export interface DeliveryPage { deliveries: WebhookDelivery[], next?: { limit?: number, after?: string } }
 
 /** Any non-2xx answer: the HTTP status, and the Error body's `error` code and `message`. */
@@ -173,7 +178,7 @@ export function createPlantStoreClient ({ baseUrl, token, fetch = globalThis.fet
 
   /** A write under one Idempotency-Key, sent again after a failure that may have lost it (with a growing pause). */
   async function keyedCall (method: string, path: string, body: string | undefined, headers: Record<string, string>, options: KeyedOptions) {
-    const keyed = { ...headers, 'idempotency-key': options.idempotencyKey ?? globalThis.crypto.randomUUID(), ...(options.ifMatch !== undefined && { 'if-match': options.ifMatch }) }
+    const keyed = { ...headers, 'idempotency-key': options.idempotencyKey ?? globalThis.crypto.randomUUID(), ...preconditionHeaders(options) }
     for (let attempt = 0; ; attempt++) {
       try {
         return await call(method, path, body, keyed)
@@ -236,9 +241,8 @@ export function createPlantStoreClient ({ baseUrl, token, fetch = globalThis.fet
     },
 
     /** PUT /plants/{id}: replaces name and tag; with `ifMatch`, only while the plant is unchanged (else 412). */
-    async replacePlant (id: bigint | number, content: PlantContent, options: { ifMatch?: string } = {}) {
-      const { response, value } = await call('PUT', plantPath(id), JSON.stringify({ name: content.name, tag: content.tag }),
-        options.ifMatch === undefined ? {} : { 'if-match': options.ifMatch })
+    async replacePlant (id: bigint | number, content: PlantContent, options: Preconditions = {}) {
+      const { response, value } = await call('PUT', plantPath(id), JSON.stringify({ name: content.name, tag: content.tag }), preconditionHeaders(options))
       return { plant: toPlant(value), etag: response.headers.get('etag') ?? '' }
     },
 
