@@ -109,11 +109,12 @@ describe('no one client can starve the rest', () => {
       for (let start = 1; start <= 20_000; start += 500) {
         await Promise.all(Array.from({ length: 500 }, (_, i) => app.store.plants.create({ id: BigInt(start + i), name: 'Fern' })))
       }
-      const replaying = { stopped: false }
+      const replaying = { stopped: false, opened: 0 }
       const replays = Array.from({ length: 20 }, async () => {
         while (!replaying.stopped) {
           const controller = new AbortController()
           const res = await fetch(`${base}/events?after=0&types=plant.deleted`, { headers: { authorization: `Bearer ${replayer}` }, signal: controller.signal }).catch(() => undefined)
+          replaying.opened++
           await new Promise((resolve) => setTimeout(resolve, 1000))
           controller.abort()
           await res?.body?.cancel().catch(() => {})
@@ -123,7 +124,7 @@ describe('no one client can starve the rest', () => {
         replaying.stopped = true
         await Promise.all(replays)
       })
-      await new Promise((resolve) => setTimeout(resolve, 500))
+      await waitFor(() => replaying.opened >= 20, 30_000, 'the 20 streams replaying')
       const results = await probe([`${base}/plants/7`], OTHER, 60, { authorization: `Bearer ${writer}` })
       replaying.stopped = true
       await Promise.all(replays)

@@ -3,6 +3,7 @@ import { describe, test } from 'node:test'
 import Ajv2020 from 'ajv/dist/2020.js'
 import { openapiDocument } from '../../src/contract/document.js'
 import { build, createToken, DATABASES } from '../helper.js'
+import { waitFor } from '../receiver.js'
 import { openStream, sequences } from '../sse.js'
 
 const Ajv = Ajv2020.default
@@ -111,21 +112,23 @@ for (const [db, database] of Object.entries(DATABASES)) {
     test('read, then stream from the read\'s position while others write: nothing missed, nothing twice', async (t) => {
       const { send, stream } = await serving(t, database)
       for (let i = 1; i <= 50; i++) await send('POST', '/plants', { id: i, name: `P${i}` })
-      const writing = { on: true }
+      const writing = { on: true, rounds: 0 }
       const writer = (async () => {
         for (let round = 0; writing.on; round++) {
           const id = 1 + (round % 80)
           await send('POST', '/plants', { id, name: `P${id}` })
           await send('PUT', `/plants/${id}`, { name: `R${round}` })
           if (round % 3 === 0) await send('DELETE', `/plants/${1 + ((round * 7) % 80)}`)
+          writing.rounds++
         }
       })()
-      await new Promise((resolve) => setTimeout(resolve, 100))
+      await waitFor(() => writing.rounds >= 5, 10_000, 'writes before the read')
       const read = await send('GET', '/plants?limit=1000')
       const state = new Map((read.json() as Array<{ id: number, name: string }>).map((plant) => [plant.id, plant.name]))
       const follow = await stream(`?after=${read.headers.get('plantstore-event-position')}`)
       closeAll(t, follow)
-      await new Promise((resolve) => setTimeout(resolve, 300))
+      const readAt = writing.rounds
+      await waitFor(() => writing.rounds >= readAt + 20, 10_000, 'writes while the stream follows')
       writing.on = false
       await writer
       const final = await send('GET', '/plants?limit=1000')

@@ -31,6 +31,7 @@ for (const [db, database] of Object.entries(STORES)) {
       const dead = await subscribe(`http://127.0.0.1:${port}/hook`)
       const notified = await subscribe(watcher.url, ['webhook.disabled'])
       const health = async (id: number) => (await send('GET', `/webhooks/${id}`)).json() as Health
+      const attempts = async (id: number) => ((await send('GET', `/webhooks/${id}/deliveries`)).json() as Array<{ attempts: number }>).map((d) => d.attempts)
 
       const started = Date.now()
       assert.equal((await send('POST', '/plants', { id: 1, name: 'Fern' })).statusCode, 200)
@@ -55,12 +56,16 @@ for (const [db, database] of Object.entries(STORES)) {
       assert.deepEqual([notice.data.id, notice.data.state, notice.data.consecutiveFailures], [dead.id, 'disabled', 1])
       assert.equal((await send('GET', `/webhooks/${notified.id}/deliveries`)).json()[0].type, 'webhook.disabled')
 
-      // Disabled: events are kept, nothing is sent.
-      for (let id = 2; id <= 4; id++) await send('POST', '/plants', { id, name: 'Ivy' })
-      await waitFor(async () => (await health(dead.id)).backlog === 4, 5000, 'the backlog kept')
+      // Disabled: events are kept, nothing is sent, while a subscription beside it gets them.
       const receiver = await startReceiver(() => 200, port)
       t.after(() => receiver.close())
-      await new Promise((resolve) => setTimeout(resolve, 1500))
+      const control = await startReceiver()
+      t.after(() => control.close())
+      await subscribe(control.url)
+      for (let id = 2; id <= 4; id++) await send('POST', '/plants', { id, name: 'Ivy' })
+      await waitFor(() => control.received.length === 3, 5000, 'the plants at the subscription beside it')
+      await waitFor(async () => (await health(dead.id)).backlog === 4, 5000, 'the backlog kept')
+      assert.deepEqual(await attempts(dead.id), [0, 0, 0, 1], 'no attempt while disabled')
       assert.equal(receiver.received.length, 0, 'no attempt while disabled')
 
       // Enabled: the four go at once, in order, though their retries are an hour away.
@@ -79,10 +84,15 @@ for (const [db, database] of Object.entries(STORES)) {
       const receiver = await startReceiver()
       t.after(() => receiver.close())
       const { send } = await setup(t, database())
+      const control = await startReceiver()
+      t.after(() => control.close())
       const { id } = (await send('POST', '/webhooks', { url: receiver.url })).json() as { id: number }
+      await send('POST', '/webhooks', { url: control.url })
       assert.equal((await send('PATCH', `/webhooks/${id}`, { state: 'disabled' })).json().state, 'disabled')
       await send('POST', '/plants', { id: 1, name: 'Fern' })
-      await new Promise((resolve) => setTimeout(resolve, 1200))
+      // Sent to the subscription beside it, and still untried here.
+      await waitFor(() => control.received.length === 1, 5000, 'the plant at the subscription beside it')
+      assert.deepEqual((await send('GET', `/webhooks/${id}/deliveries`)).json().map((d: { state: string, attempts: number }) => [d.state, d.attempts]), [['pending', 0]])
       assert.equal(receiver.received.length, 0)
       await send('PATCH', `/webhooks/${id}`, { state: 'enabled' })
       await waitFor(() => receiver.received.length === 1, 5000, 'the kept event')

@@ -4,7 +4,7 @@ import { DATABASES } from '../helper.js'
 import { startReceiver, waitFor } from '../receiver.js'
 import { setup } from '../webhook-manager.js'
 
-interface Delivery { id: string, plantId: number, state: string }
+interface Delivery { id: string, plantId: number, state: string, attempts: number }
 
 for (const [db, database] of Object.entries(DATABASES)) {
   describe(`webhook recovery on ${db}`, () => {
@@ -35,12 +35,12 @@ for (const [db, database] of Object.entries(DATABASES)) {
         const recovered = await send('POST', `/webhooks/${id}/recover`, { since })
         assert.equal(recovered.statusCode, 202)
         assert.deepEqual(recovered.json(), { recovered: 5 })
-        await waitFor(() => receiver.received.length >= 11, 5000, 'the recovered events')
-        await new Promise((resolve) => setTimeout(resolve, 500))
+        await waitFor(async () => (await log()).every((d) => d.state === 'delivered'), 5000, 'the recovered events delivered')
+        assert.equal(receiver.received.length, 11, 'each lost event sent once more')
+        assert.deepEqual((await log()).map((d) => d.attempts), [2, 2, 2, 2, 2, 1], 'the failed attempt and one more each: none sent twice')
         const resent = receiver.received.slice(6)
         assert.deepEqual(resent.map((r) => r.headers['webhook-id']), lost, 'each lost event once, same webhook-id, in sequence order')
         assert.deepEqual(resent.map((r) => JSON.parse(r.body).type), ['plant.created', 'plant.created', 'plant.created', 'plant.created', 'plant.deleted'])
-        assert.ok((await log()).every((d) => d.state === 'delivered'))
         assert.deepEqual((await send('POST', `/webhooks/${id}/recover`, { since })).json(), { recovered: 0 }, 'nothing left to recover')
       })
     }
