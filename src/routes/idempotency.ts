@@ -11,7 +11,8 @@ const bodyText = (body: unknown) => JSON.stringify(body ?? null, (_key, value: u
 
 /**
  * The request's Idempotency-Key, scoped to its caller and with a hash of what it asks (method, path,
- * If-Match, body, and If-None-Match when sent: keys kept before it counted hash as they did); undefined without the header; 400 when it is not 1 to 255 visible ASCII characters.
+ * If-Match, body, and If-None-Match only when sent, so that keys kept before it hash as they did);
+ * undefined without the header; 400 when it is not 1 to 255 visible ASCII characters.
  */
 export function idempotencyKey (request: FastifyRequest, retentionMs: number): IdempotencyKey | undefined {
   const header = request.headers['idempotency-key']

@@ -59,9 +59,9 @@ export type BatchOperation =
   | { op: 'delete', id: bigint | number, ifMatch?: string }
 /** One operation's result: its status, and the plant it answers (none for a delete's 204). */
 export interface BatchResult { status: number, plant?: Plant }
-/** Options of the writes that take an Idempotency-Key: one is generated unless given. */
 /** A write's preconditions: `ifMatch`, only while the plant's ETag is one of these; `ifNoneMatch`, none of them. */
 export interface Preconditions { ifMatch?: string, ifNoneMatch?: string }
+/** Options of the writes that take an Idempotency-Key: one is generated unless given. */
 export interface KeyedOptions extends Preconditions { idempotencyKey?: string }
 
 const preconditionHeaders = ({ ifMatch, ifNoneMatch }: Preconditions): Record<string, string> =>
