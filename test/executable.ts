@@ -35,15 +35,6 @@ const children = new Set<ChildProcessWithoutNullStreams>()
 // A failed assertion must not leave a server running, or the test process would never end.
 after(() => { for (const child of children) child.kill('SIGKILL') })
 
-/** Polls until `check` holds; fails, naming `what`, once `ms` have passed (a process starting on a loaded machine can take seconds). */
-export async function eventually (check: () => boolean, what = 'the condition', ms = 30_000) {
-  const deadline = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
-
 export interface Server {
   child: ChildProcessWithoutNullStreams, url: string, stdout: () => string, stderr: () => string, exited: Promise<number | null>
 }

@@ -4,7 +4,11 @@ import { existsSync, readFileSync, statSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { dirname, join } from 'node:path'
 import { describe, test } from 'node:test'
-import { cleanEnv, createPlant, eventually, executable, newDatabase, newDatabaseUrl, run, serve, stop } from '../executable.js'
+import { cleanEnv, createPlant, executable, newDatabase, newDatabaseUrl, run, serve, stop } from '../executable.js'
+import { waitFor } from '../receiver.js'
+
+// A process starting on a loaded machine can take seconds.
+const STARTUP_MS = 30_000
 
 describe('the plantstore executable', () => {
   test('tokens create prints the token alone; serve keeps plants across a SIGTERM and restart', async () => {
@@ -32,7 +36,7 @@ describe('the plantstore executable', () => {
   test('the first serve on an empty store, stderr not a terminal: the token goes to an owner-only file the log names, never to a stream', async () => {
     const database = newDatabase()
     const first = await serve(database)
-    await eventually(() => first.stdout().includes('first API token written'), 'the log line naming the token file')
+    await waitFor(() => first.stdout().includes('first API token written'), STARTUP_MS, 'the log line naming the token file')
     const file = /"file":"([^"]+)"[^\n]*first API token written/.exec(first.stdout())?.[1]
     assert.ok(file !== undefined, first.stdout())
     assert.equal(file, join(dirname(database.slice('sqlite:'.length)), 'first-token'), 'beside the SQLite store')
@@ -65,7 +69,7 @@ describe('the plantstore executable', () => {
     terminal.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
     const exited = new Promise((resolve) => terminal.on('exit', resolve))
     try {
-      await eventually(() => /\n {2}ps_[A-Za-z0-9_-]{43}\r?\n/.test(stdout) && stdout.includes('Server listening at'), 'the token on the terminal')
+      await waitFor(() => /\n {2}ps_[A-Za-z0-9_-]{43}\r?\n/.test(stdout) && stdout.includes('Server listening at'), STARTUP_MS, 'the token on the terminal')
     } finally {
       process.kill(-terminal.pid!, 'SIGTERM')
       await exited
@@ -91,11 +95,11 @@ describe('the plantstore executable', () => {
     const database = newDatabase()
     const token = (await run(['tokens', 'create', '--name', 'workers', '--database', database])).stdout.trim()
     const server = await serve(database, ['--workers', '2'])
-    await eventually(() => (server.stdout().match(/Server listening at/g) ?? []).length === 2, 'both workers listening')
+    await waitFor(() => (server.stdout().match(/Server listening at/g) ?? []).length === 2, STARTUP_MS, 'both workers listening')
     for (let id = 1; id <= 40; id++) assert.equal((await createPlant(server.url, token, { id, name: 'x' })).status, 200)
     // Log lines are written in 4 KiB blocks, and at least every second.
     const pids = () => new Set([...server.stdout().matchAll(/"pid":(\d+)[^\n]*"msg":"request completed"/g)].map((m) => m[1]))
-    await eventually(() => pids().size === 2, 'two worker processes')
+    await waitFor(() => pids().size === 2, STARTUP_MS, 'two worker processes')
     assert.equal(pids().size, 2, 'both workers answered requests')
     assert.equal(await stop(server), 0)
   })
