@@ -46,6 +46,9 @@ test('webhook metrics: backlog and concurrency per subscriber, delivery lag, att
   const subscription = (await app.store.webhooks.addSubscription({ url: receiver.url, secret: generateSecret(), operator: true }))!
   for (let id = 1; id <= 3; id++) await send('POST', '/plants', { id, name: 'Fern' })
   await waitFor(() => receiver.received.length >= 3, 5000, 'the first, failing attempts')
+  // An attempt is counted once its outcome is recorded, just after the receiver has answered.
+  const failed = async () => parsePrometheus((await app.inject('/metrics')).body).get('plantstore_webhook_deliveries_total{outcome="failed"}') ?? 0
+  await waitFor(async () => await failed() >= 3, 5000, 'the failed attempts counted')
   const backlog = `plantstore_webhook_backlog{subscription="${subscription.id}"}`
   const during = parsePrometheus((await app.inject('/metrics')).body)
   assert.equal(during.get(backlog), 3, 'three events wait for the subscriber')
