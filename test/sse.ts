@@ -37,7 +37,7 @@ export async function openStream (url: string, headers: Record<string, string> =
     async until (check: (events: WireEvent[]) => boolean, ms = 5000) {
       const deadline = Date.now() + ms
       while (!check(events)) {
-        if (Date.now() > deadline) throw new Error(`stream: condition not met within ${ms} ms; got ${events.length} events`)
+        if (Date.now() > deadline) throw new Error(`stream: condition not met within ${ms} ms; got ${events.length} events (status ${response.status})`)
         await new Promise((resolve) => setTimeout(resolve, 10))
       }
     },
