@@ -88,7 +88,11 @@ ${deliveriesSql('c e', '$6', '$7::text')}`
 export async function record (client: PoolClient, changes: PlantChange[], now: number): Promise<boolean> {
   if (changes.length === 0) return false
   const { messageIds, data, payloads, traces } = outboxColumns(changes)
-  const written = await client.query(appendSql, [changes.map((change) => change.type), messageIds, data,
-    changes.map((change) => change.plant.id.toString()), payloads, now, new Date(now).toISOString(), traces, changes.map(eventBefore)])
+  const written = await client.query({
+    name: 'outbox.append',
+    text: appendSql,
+    values: [changes.map((change) => change.type), messageIds, data,
+      changes.map((change) => change.plant.id.toString()), payloads, now, new Date(now).toISOString(), traces, changes.map(eventBefore)]
+  })
   return (written.rowCount ?? 0) > 0
 }

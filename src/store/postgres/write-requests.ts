@@ -21,17 +21,22 @@ const KEEP_SQL = `INSERT INTO idempotency_keys (owner, key, request_hash, status
 export async function apply (client: PoolClient, operation: PlantOperation, trace: string | undefined, now: number) {
   if (operation.op === 'create') {
     const { plant } = operation
-    const inserted = await client.query('INSERT INTO plants (id, name, tag, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING',
-      [plant.id.toString(), plant.name, plant.tag ?? null, now])
+    const inserted = await client.query({
+      name: 'write.create',
+      text: 'INSERT INTO plants (id, name, tag, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING',
+      values: [plant.id.toString(), plant.name, plant.tag ?? null, now]
+    })
     if (inserted.rowCount === 1) return decide(operation, undefined, trace)
   }
-  const { rows: [row] } = await client.query<PlantRow>('SELECT id, name, tag FROM plants WHERE id = $1 FOR UPDATE', [operationId(operation).toString()])
+  const { rows: [row] } = await client.query<PlantRow>({ name: 'write.read', text: 'SELECT id, name, tag FROM plants WHERE id = $1 FOR UPDATE', values: [operationId(operation).toString()] })
   // A create whose id another transaction deleted between our insert and our read: as a conflict, rare.
   if (row === undefined && operation.op === 'create') return { outcome: { kind: 'conflict' as const, plant: operation.plant } }
   const decided = decide(operation, row === undefined ? undefined : plantOfRow(row), trace)
   const change = decided.change
-  if (change?.type === 'plant.updated') await client.query('UPDATE plants SET name = $1, tag = $2 WHERE id = $3', [change.plant.name, change.plant.tag ?? null, change.plant.id.toString()])
-  if (change?.type === 'plant.deleted') await client.query('DELETE FROM plants WHERE id = $1', [change.plant.id.toString()])
+  if (change?.type === 'plant.updated') {
+    await client.query({ name: 'write.update', text: 'UPDATE plants SET name = $1, tag = $2 WHERE id = $3', values: [change.plant.name, change.plant.tag ?? null, change.plant.id.toString()] })
+  }
+  if (change?.type === 'plant.deleted') await client.query({ name: 'write.delete', text: 'DELETE FROM plants WHERE id = $1', values: [change.plant.id.toString()] })
   return decided
 }
 
@@ -47,8 +52,11 @@ const INSERT_RUN_SQL = `INSERT INTO plants (id, name, tag, created_at)
  */
 async function applyCreates (client: PoolClient, creates: Array<Extract<PlantOperation, { op: 'create' }>>, trace: string | undefined, now: number) {
   const plants = creates.map((create) => create.plant)
-  const { rows: inserted } = await client.query<{ id: string }>(INSERT_RUN_SQL,
-    [plants.map((plant) => plant.id.toString()), plants.map((plant) => plant.name), plants.map((plant) => plant.tag ?? null), now])
+  const { rows: inserted } = await client.query<{ id: string }>({
+    name: 'write.create-run',
+    text: INSERT_RUN_SQL,
+    values: [plants.map((plant) => plant.id.toString()), plants.map((plant) => plant.name), plants.map((plant) => plant.tag ?? null), now]
+  })
   const created = new Set(inserted.map((row) => BigInt(row.id)))
   const taken = plants.filter((plant) => !created.has(plant.id)).map((plant) => plant.id.toString())
   const stored = taken.length === 0
@@ -96,9 +104,9 @@ async function run (client: PoolClient, request: WriteRequest, now: number): Pro
   const { key } = request
   const nothing = (response: WriteResponse) => ({ response, changes: [], undo: false })
   if (key !== undefined) {
-    const { rows: [lock] } = await client.query<{ locked: boolean }>(KEY_LOCK_SQL, [`${key.owner}\n${key.key}`])
+    const { rows: [lock] } = await client.query<{ locked: boolean }>({ name: 'write.key-lock', text: KEY_LOCK_SQL, values: [`${key.owner}\n${key.key}`] })
     if (lock?.locked !== true) return nothing({ kind: 'key-in-flight' })
-    const { rows: [found] } = await client.query<KeptAnswer>(KEPT_SQL, [key.owner, key.key, now])
+    const { rows: [found] } = await client.query<KeptAnswer>({ name: 'write.kept', text: KEPT_SQL, values: [key.owner, key.key, now] })
     if (found !== undefined) return nothing(keptResponse(found, key.hash))
     await client.query('SAVEPOINT operations')
   }
@@ -120,7 +128,7 @@ async function run (client: PoolClient, request: WriteRequest, now: number): Pro
   const answer = answerOf(request, outcomes)
   const response = { kind: 'answered' as const, answer, replayed: false, written: !rolledBack && changes.length > 0, enqueued: false }
   if (rolledBack && key !== undefined) await client.query('ROLLBACK TO SAVEPOINT operations')
-  if (key !== undefined) await client.query(KEEP_SQL, keptValues(key, answer, now))
+  if (key !== undefined) await client.query({ name: 'write.keep', text: KEEP_SQL, values: keptValues(key, answer, now) })
   return { response, changes: rolledBack ? [] : changes, undo: rolledBack && key === undefined }
 }
 
