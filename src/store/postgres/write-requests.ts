@@ -9,52 +9,62 @@ import type { PlantOperation, WriteRequest, WriteResponse } from '../store.js'
 import type { PostgresDatabase } from './database.js'
 import { record } from './outbox.js'
 
-// Keys held by running requests, across instances: a transaction-level advisory lock in a class of its
-// own (the event log's lock is a single-key one).
-const KEY_LOCK_SQL = 'SELECT pg_try_advisory_xact_lock(7268002, hashtext($1)) AS locked'
-const KEPT_SQL = 'SELECT request_hash, status, body, etag FROM idempotency_keys WHERE owner = $1 AND key = $2 AND expires_at > $3'
-const KEEP_SQL = `INSERT INTO idempotency_keys (owner, key, request_hash, status, body, etag, created_at, expires_at)
+/**
+ * The write path's statements, each prepared once per connection (a `name`): their texts are fixed, so
+ * a connection holds these few and no more.
+ */
+const STATEMENTS = {
+  create: { name: 'write.create', text: 'INSERT INTO plants (id, name, tag, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING' },
+  read: { name: 'write.read', text: 'SELECT id, name, tag FROM plants WHERE id = $1 FOR UPDATE' },
+  update: { name: 'write.update', text: 'UPDATE plants SET name = $1, tag = $2 WHERE id = $3' },
+  delete: { name: 'write.delete', text: 'DELETE FROM plants WHERE id = $1' },
+  // Distinct ids in id order, as concurrent batches take their rows, so two never wait on each other in a cycle.
+  createRun: {
+    name: 'write.create-run',
+    text: `INSERT INTO plants (id, name, tag, created_at)
+  SELECT id, name, tag, $4 FROM unnest($1::bigint[], $2::text[], $3::text[]) AS t (id, name, tag) ORDER BY id
+  ON CONFLICT (id) DO NOTHING RETURNING id`
+  },
+  // Keys held by running requests, across instances: a transaction-level advisory lock in a class of its
+  // own (the event log's lock is a single-key one).
+  keyLock: { name: 'write.key-lock', text: 'SELECT pg_try_advisory_xact_lock(7268002, hashtext($1)) AS locked' },
+  kept: { name: 'write.kept', text: 'SELECT request_hash, status, body, etag FROM idempotency_keys WHERE owner = $1 AND key = $2 AND expires_at > $3' },
+  keep: {
+    name: 'write.keep',
+    text: `INSERT INTO idempotency_keys (owner, key, request_hash, status, body, etag, created_at, expires_at)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (owner, key) DO UPDATE SET request_hash = excluded.request_hash,
   status = excluded.status, body = excluded.body, etag = excluded.etag, created_at = excluded.created_at, expires_at = excluded.expires_at`
+  }
+}
 
 /** One operation: the plant read FOR UPDATE (a create inserts first), decided, and its change written. */
 export async function apply (client: PoolClient, operation: PlantOperation, trace: string | undefined, now: number) {
   if (operation.op === 'create') {
     const { plant } = operation
-    const inserted = await client.query({
-      name: 'write.create',
-      text: 'INSERT INTO plants (id, name, tag, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING',
-      values: [plant.id.toString(), plant.name, plant.tag ?? null, now]
-    })
+    const inserted = await client.query({ ...STATEMENTS.create, values: [plant.id.toString(), plant.name, plant.tag ?? null, now] })
     if (inserted.rowCount === 1) return decide(operation, undefined, trace)
   }
-  const { rows: [row] } = await client.query<PlantRow>({ name: 'write.read', text: 'SELECT id, name, tag FROM plants WHERE id = $1 FOR UPDATE', values: [operationId(operation).toString()] })
+  const { rows: [row] } = await client.query<PlantRow>({ ...STATEMENTS.read, values: [operationId(operation).toString()] })
   // A create whose id another transaction deleted between our insert and our read: as a conflict, rare.
   if (row === undefined && operation.op === 'create') return { outcome: { kind: 'conflict' as const, plant: operation.plant } }
   const decided = decide(operation, row === undefined ? undefined : plantOfRow(row), trace)
   const change = decided.change
   if (change?.type === 'plant.updated') {
-    await client.query({ name: 'write.update', text: 'UPDATE plants SET name = $1, tag = $2 WHERE id = $3', values: [change.plant.name, change.plant.tag ?? null, change.plant.id.toString()] })
+    await client.query({ ...STATEMENTS.update, values: [change.plant.name, change.plant.tag ?? null, change.plant.id.toString()] })
   }
-  if (change?.type === 'plant.deleted') await client.query({ name: 'write.delete', text: 'DELETE FROM plants WHERE id = $1', values: [change.plant.id.toString()] })
+  if (change?.type === 'plant.deleted') await client.query({ ...STATEMENTS.delete, values: [change.plant.id.toString()] })
   return decided
 }
 
-const INSERT_RUN_SQL = `INSERT INTO plants (id, name, tag, created_at)
-  SELECT id, name, tag, $4 FROM unnest($1::bigint[], $2::text[], $3::text[]) AS t (id, name, tag) ORDER BY id
-  ON CONFLICT (id) DO NOTHING RETURNING id`
-
 /**
- * A run of creates of distinct ids in one statement (inserted in id order, as concurrent batches take
- * their rows, so two never wait on each other in a cycle); those whose id was taken are decided against
+ * A run of creates of distinct ids in one statement; those whose id was taken are decided against
  * the stored plant, read FOR UPDATE. Distinct ids commute, so the outcomes are those of the creates one
  * by one, in order.
  */
 async function applyCreates (client: PoolClient, creates: Array<Extract<PlantOperation, { op: 'create' }>>, trace: string | undefined, now: number) {
   const plants = creates.map((create) => create.plant)
   const { rows: inserted } = await client.query<{ id: string }>({
-    name: 'write.create-run',
-    text: INSERT_RUN_SQL,
+    ...STATEMENTS.createRun,
     values: [plants.map((plant) => plant.id.toString()), plants.map((plant) => plant.name), plants.map((plant) => plant.tag ?? null), now]
   })
   const created = new Set(inserted.map((row) => BigInt(row.id)))
@@ -104,9 +114,9 @@ async function run (client: PoolClient, request: WriteRequest, now: number): Pro
   const { key } = request
   const nothing = (response: WriteResponse) => ({ response, changes: [], undo: false })
   if (key !== undefined) {
-    const { rows: [lock] } = await client.query<{ locked: boolean }>({ name: 'write.key-lock', text: KEY_LOCK_SQL, values: [`${key.owner}\n${key.key}`] })
+    const { rows: [lock] } = await client.query<{ locked: boolean }>({ ...STATEMENTS.keyLock, values: [`${key.owner}\n${key.key}`] })
     if (lock?.locked !== true) return nothing({ kind: 'key-in-flight' })
-    const { rows: [found] } = await client.query<KeptAnswer>({ name: 'write.kept', text: KEPT_SQL, values: [key.owner, key.key, now] })
+    const { rows: [found] } = await client.query<KeptAnswer>({ ...STATEMENTS.kept, values: [key.owner, key.key, now] })
     if (found !== undefined) return nothing(keptResponse(found, key.hash))
     await client.query('SAVEPOINT operations')
   }
@@ -128,7 +138,7 @@ async function run (client: PoolClient, request: WriteRequest, now: number): Pro
   const answer = answerOf(request, outcomes)
   const response = { kind: 'answered' as const, answer, replayed: false, written: !rolledBack && changes.length > 0, enqueued: false }
   if (rolledBack && key !== undefined) await client.query('ROLLBACK TO SAVEPOINT operations')
-  if (key !== undefined) await client.query({ name: 'write.keep', text: KEEP_SQL, values: keptValues(key, answer, now) })
+  if (key !== undefined) await client.query({ ...STATEMENTS.keep, values: keptValues(key, answer, now) })
   return { response, changes: rolledBack ? [] : changes, undo: rolledBack && key === undefined }
 }
 

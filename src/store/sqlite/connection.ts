@@ -8,8 +8,7 @@ export type SqliteSynchronous = 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA'
  * The page cache a connection keeps, by its role. The main connection answers the requests' reads:
  * 8 MiB holds the hot pages. The threads' connections need little: the writer appends at the right
  * edge of the table and its indexes, so a large cache only filled with pages it had just written and
- * never read again (2–6 MiB of the process's peak in 12 s of creates), and the dispatcher's reads the
- * subscriptions.
+ * never read again, and the dispatcher reads the subscriptions.
  */
 const CACHE_KIB = { main: 8192, thread: 2048 }
 
@@ -22,7 +21,7 @@ export function connect (path: string, synchronous: SqliteSynchronous, role: key
   db.pragma(`synchronous = ${synchronous}`)
   db.pragma('busy_timeout = 5000')
   // The file is not memory-mapped: mapped pages count in the process's memory, which then grew with
-  // the database (75 MB mapped at 1M plants) for no speed won.
+  // the database for no speed won.
   db.pragma(`cache_size = -${CACHE_KIB[role]}`)
   db.defaultSafeIntegers(true)
   return db
@@ -54,8 +53,8 @@ export function asUnavailable (error: unknown): never {
  * A bound integer the query planner must not see. SQLite (3.54) plans with the value bound to a bare
  * LIMIT parameter, and with an integer bound to 0 or 1 in an equality that a candidate plan does not
  * take from an index, and then prepares the statement again at every later binding of that parameter:
- * the outbox claim was parsed and planned anew on every run (about 18 µs of the writer's, against 4 µs
- * for the run itself), and so was every list page. Behind a CAST the value is opaque to the planner,
+ * the outbox claim was parsed and planned anew on every run, at several times the cost of the run
+ * itself, and so was every list page. Behind a CAST the value is opaque to the planner,
  * and the plan is the one it chose anyway.
  */
 export const opaqueInteger = (parameter: string) => `CAST(${parameter} AS INTEGER)`
