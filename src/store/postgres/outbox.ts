@@ -5,16 +5,16 @@ import { newMessageId } from '../../contract/message-id.js'
 import { newPlantJson } from '../../contract/plant.js'
 
 /**
- * The lock every writer of the log holds from drawing its events' sequence numbers until it commits
- * (a transaction-level advisory lock): transactions that commit out of order cannot make a smaller
- * number visible after a larger one, so "everything after N" is well defined across instances.
- */
-/**
  * The log position a read's snapshot reflects: the newest sequence it sees. Writers make sequences
  * visible in order (EVENT_LOG_LOCK), so every smaller one is visible too; retention never deletes the newest.
  */
 export const LOG_POSITION_SQL = 'SELECT coalesce(max(sequence), 0) FROM events'
 
+/**
+ * The lock every writer of the log holds from drawing its events' sequence numbers until it commits
+ * (a transaction-level advisory lock): transactions that commit out of order cannot make a smaller
+ * number visible after a larger one, so "everything after N" is well defined across instances.
+ */
 export const EVENT_LOG_LOCK = 'SELECT pg_advisory_xact_lock(7268001)'
 
 /**

@@ -10,7 +10,7 @@ import type { BatchRow, PendingCreate } from './create-batch.js'
 import { record } from './outbox.js'
 import { getPlant, listPlants } from './plant-pages.js'
 import type { PostgresDatabase } from './database.js'
-import { apply, writeRequests } from './write-requests.js'
+import { apply, STATEMENTS, writeRequests } from './write-requests.js'
 import type { Settled } from './write-requests.js'
 
 /** Requests of more operations than this run in a transaction of their own (see #writes). */
@@ -88,9 +88,7 @@ export class PostgresPlants implements PlantStore {
     for (let attempt = 0; ; attempt++) {
       const outcome = await this.#db.transaction(async (client): Promise<CreateOutcome | undefined> => {
         const now = Date.now()
-        const inserted = await client.query(
-          'INSERT INTO plants (id, name, tag, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING',
-          [plant.id.toString(), plant.name, plant.tag ?? null, now])
+        const inserted = await client.query({ ...STATEMENTS.create, values: [plant.id.toString(), plant.name, plant.tag ?? null, now] })
         if (inserted.rowCount === 1) {
           return { kind: 'created', plant, enqueued: await record(client, [{ type: 'plant.created', plant, trace }], now) }
         }

@@ -10,12 +10,13 @@ import type { PostgresDatabase } from './database.js'
 import { record } from './outbox.js'
 
 /**
- * The write path's statements, each prepared once per connection (a `name`): their texts are fixed, so
- * a connection holds these few and no more.
+ * The write path's statements (here, and a lone create's in plants.ts), each prepared once per
+ * connection (a `name`): their texts are fixed, so a connection holds these few and no more.
  */
-const STATEMENTS = {
+export const STATEMENTS = {
   create: { name: 'write.create', text: 'INSERT INTO plants (id, name, tag, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING' },
   read: { name: 'write.read', text: 'SELECT id, name, tag FROM plants WHERE id = $1 FOR UPDATE' },
+  readMany: { name: 'write.read-many', text: 'SELECT id, name, tag FROM plants WHERE id = ANY($1::bigint[]) FOR UPDATE' },
   update: { name: 'write.update', text: 'UPDATE plants SET name = $1, tag = $2 WHERE id = $3' },
   delete: { name: 'write.delete', text: 'DELETE FROM plants WHERE id = $1' },
   // Distinct ids in id order, as concurrent batches take their rows, so two never wait on each other in a cycle.
@@ -71,7 +72,7 @@ async function applyCreates (client: PoolClient, creates: Array<Extract<PlantOpe
   const taken = plants.filter((plant) => !created.has(plant.id)).map((plant) => plant.id.toString())
   const stored = taken.length === 0
     ? new Map<bigint, PlantRow>()
-    : new Map((await client.query<PlantRow>('SELECT id, name, tag FROM plants WHERE id = ANY($1::bigint[]) FOR UPDATE', [taken])).rows.map((row) => [row.id, row]))
+    : new Map((await client.query<PlantRow>({ ...STATEMENTS.readMany, values: [taken] })).rows.map((row) => [row.id, row]))
   return creates.map((create) => {
     if (created.has(create.plant.id)) return decide(create, undefined, trace)
     const row = stored.get(create.plant.id)
