@@ -132,7 +132,14 @@ describe('the container image and compose.yaml', { skip: missing === undefined ?
     const [first, second] = [`http://127.0.0.1:${one}`, `http://127.0.0.1:${two}`]
     await Promise.all([answering(`${first}/readyz`, 120_000), answering(`${second}/readyz`, 120_000)])
     log(`compose up to both instances ready: ${Date.now() - started} ms`)
-    assert.match(await podmanOk(['inspect', '--format', '{{.State.Status}} {{.State.ExitCode}}', `${project}_migrate_1`]), /^exited 0$/m)
+    // podman-compose 1.0 starts a service without waiting for its depends_on condition (restart: on-failure
+    // retries migrate until PostgreSQL answers), and serve migrates at start too, so both instances can answer
+    // before the one-shot migrate has exited 0: wait for it.
+    let migrate = ''
+    await waitFor(async () => {
+      migrate = (await podmanOk(['inspect', '--format', '{{.State.Status}} {{.State.ExitCode}}', `${project}_migrate_1`])).trim()
+      return migrate === 'exited 0'
+    }, 60_000, 'the one-shot migrate to exit 0').catch((error: Error) => { throw new Error(`${error.message}; last state: ${migrate}`) })
     for (const service of ['postgres', 'plantstore-1', 'plantstore-2']) {
       await waitFor(async () => (await podman(['healthcheck', 'run', `${project}_${service}_1`])).code === 0, 60_000, `${service} healthy`)
     }
