@@ -1,7 +1,8 @@
 // GET /events readers for the benchmark, in a process of their own: `node stream-readers.mjs PORT`,
 // then POST /open?url=&token=&count=&after=&filtered= opens `count` streams (each with a filter of its own with filtered=1); each checks its events arrive in
 // strictly increasing sequence, counts them, and measures the lag from a create's sending (plant names
-// carry it, `t<ms>`) to the event's arrival (on every tenth stream). POST /drop cuts every connection (no reconnect); POST
+// carry it, `t<ms>`) to the event's arrival (on every tenth stream). POST /reset zeroes the counts and lags
+// (after a warm-up); POST /drop cuts every connection (no reconnect); POST
 // /resume reconnects each with Last-Event-ID; POST /close ends them; GET /stats?until=N reports, and
 // how long ago the last stream reached N.
 import { createServer } from 'node:http'
@@ -63,6 +64,11 @@ const server = createServer((req, res) => {
       const filter = filtered ? `id > ${-1 - i} OR name = "x${i}*"` : undefined
       readers.push(open(url.searchParams.get('url'), url.searchParams.get('token'), after === null ? undefined : Number(after), readers.length % 10 === 0, filter))
     }
+    lags = []
+    return answer()
+  }
+  if (url.pathname === '/reset') {
+    for (const reader of readers) reader.count = reader.outOfOrder = 0
     lags = []
     return answer()
   }

@@ -32,6 +32,17 @@ const create = (server: BenchServer) => fetch(`${server.url}/plants`, {
   body: `{"id":${ids.next++},"name":"t${Date.now()}"}`
 }).then(async (response) => { await response.arrayBuffer(); return response.status === 200 }, () => false)
 
+/** 10 creates every 10 ms for `seconds`, on time whatever the answers do: whether each was acknowledged. */
+async function atFixedRate (server: BenchServer, seconds: number): Promise<boolean[]> {
+  const sends: Array<Promise<boolean>> = []
+  const started = Date.now()
+  for (let tick = 0; tick < seconds * 100; tick++) {
+    for (let i = 0; i < 10; i++) sends.push(create(server))
+    await sleep(Math.max(0, started + (tick + 1) * 10 - Date.now()))
+  }
+  return await Promise.all(sends)
+}
+
 /** The server's own stream-lag histogram (commit → written to a stream's socket): cumulative bucket counts. */
 async function lagBuckets (server: BenchServer): Promise<Map<number, number>> {
   const text = await (await fetch(`${server.url}/metrics`)).text()
@@ -74,17 +85,16 @@ export async function measureStreams (server: BenchServer, quick: boolean, filte
     const streams = 100
     await openStreams(readers, server, streams, filtered)
     await sleep(1000)
+    // Unmeasured, the same load for 2 s first: a server just started (JIT, connections) is not steady.
+    await atFixedRate(server, 2)
+    await untilAtEnd(readers, await position(server), 5000)
+    await call(readers, '/reset')
     const before = await position(server)
     const lagBefore = await lagBuckets(server)
     const seconds = quick ? 3 : 10
-    const sends: Array<Promise<boolean>> = []
     const started = Date.now()
-    // 10 creates every 10 ms, on time whatever the answers do.
-    for (let tick = 0; tick < seconds * 100; tick++) {
-      for (let i = 0; i < 10; i++) sends.push(create(server))
-      await sleep(Math.max(0, started + (tick + 1) * 10 - Date.now()))
-    }
-    const acknowledged = (await Promise.all(sends)).filter(Boolean).length
+    const sends = await atFixedRate(server, seconds)
+    const acknowledged = sends.filter(Boolean).length
     const end = await position(server)
     const live = await untilAtEnd(readers, end, 5000)
     const commitToWrittenP99Ms = p99Between(lagBefore, await lagBuckets(server))
