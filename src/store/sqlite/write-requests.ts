@@ -20,7 +20,7 @@ interface Applied { outcome: OperationOutcome, recorded: boolean, enqueued: bool
  */
 export function prepareWriteRequests (db: Database.Database, outbox: ReturnType<typeof prepareOutbox>, search: SearchIndex) {
   const select = db.prepare<[bigint], PlantRow>('SELECT id, name, tag FROM plants WHERE id = ?')
-  const insert = db.prepare('INSERT INTO plants (id, name, tag, created_at) VALUES (?, ?, ?, ?)')
+  const insert = db.prepare('INSERT INTO plants (id, name, tag, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING')
   const update = db.prepare('UPDATE plants SET name = ?, tag = ? WHERE id = ?')
   const remove = db.prepare('DELETE FROM plants WHERE id = ?')
   const kept = db.prepare<[string, string, number], KeptAnswer>(
@@ -32,19 +32,27 @@ export function prepareWriteRequests (db: Database.Database, outbox: ReturnType<
     SELECT owner, key FROM idempotency_keys WHERE expires_at <= ? ORDER BY expires_at LIMIT ${opaqueInteger('?')})`)
 
   const apply = (operation: PlantOperation, trace: string | undefined, now: number, subscribed: boolean): Applied => {
+    // A create is tried first (as a lone create is, write-jobs.ts): the stored plant is read only when its id is taken.
+    if (operation.op === 'create') {
+      const { plant } = operation
+      if (insert.run(plant.id, plant.name, plant.tag ?? null, now).changes === 1) {
+        search.inserted(plant.id, plant.name)
+        const { outcome, change } = decide(operation, undefined, trace)
+        return { outcome, recorded: true, enqueued: outbox.record(change!, now, subscribed) }
+      }
+    }
     const row = select.get(operationId(operation))
     const { outcome, change } = decide(operation, row === undefined ? undefined : plantOfRow(row), trace)
     if (change === undefined) return { outcome, recorded: false, enqueued: false }
     const { plant } = change
-    if (change.type === 'plant.created') {
-      insert.run(plant.id, plant.name, plant.tag ?? null, now)
-      search.inserted(plant.id, plant.name)
-    } else if (change.type === 'plant.updated') {
+    if (change.type === 'plant.updated') {
       update.run(plant.name, plant.tag ?? null, plant.id)
       search.renamed(plant.id, change.before.name, plant.name)
-    } else {
+    } else if (change.type === 'plant.deleted') {
       remove.run(plant.id)
       search.deleted(plant.id, plant.name)
+    } else {
+      throw new Error(`plant ${plant.id}: its id was taken, yet the create was decided to write`)
     }
     return { outcome, recorded: true, enqueued: outbox.record(change, now, subscribed) }
   }
