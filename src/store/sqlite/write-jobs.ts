@@ -1,8 +1,5 @@
 import type Database from 'better-sqlite3'
-import { plantOfRow } from '../../contract/plant.js'
-import type { PlantRow } from '../../contract/plant.js'
 import type { DeliveryRow } from '../delivery-rows.js'
-import { sameOrConflict } from '../store.js'
 import type { CreateOutcome, Plant, Subscription, TokenRecord, WriteOutcome, WriteRequest, WriteResponse } from '../store.js'
 import { prepareTokenWrites } from './token-writes.js'
 import type { TokenWrites } from './token-writes.js'
@@ -57,8 +54,6 @@ export function createOutcome (plant: Plant, result: CreateResult): CreateOutcom
 const DURABLE = new Set<WriteJob['op']>(['create', 'replace', 'delete', 'write', 'tokens', 'subscriptions', 'prune', 'pruneDeliveries', 'purgeKeys'])
 
 export function createWriteRunner (db: Database.Database, synchronous: SqliteSynchronous): (jobs: WriteJob[]) => WriteResult[] {
-  const insertPlant = db.prepare('INSERT INTO plants (id, name, tag, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING')
-  const selectPlant = db.prepare<[bigint], PlantRow>('SELECT id, name, tag FROM plants WHERE id = ?')
   const outbox = prepareOutbox(db)
   const deliveries = prepareDeliveryJobs(db)
   const prune = preparePrune(db)
@@ -68,13 +63,13 @@ export function createWriteRunner (db: Database.Database, synchronous: SqliteSyn
   const tokens = prepareTokenWrites(db)
   const subscriptions = prepareSubscriptionWrites(db)
 
+  // A lone create is a batch's create (write-requests.ts), its result made small for the trip back.
   const create = (plant: Plant, trace: string | undefined, now: number, subscribed: boolean): CreateResult => {
-    if (insertPlant.run(plant.id, plant.name, plant.tag ?? null, now).changes === 1) {
-      search.inserted(plant.id, plant.name)
-      return { kind: 'created', enqueued: outbox.record({ type: 'plant.created', plant, trace }, now, subscribed) }
-    }
-    const outcome = sameOrConflict(plant, plantOfRow(selectPlant.get(plant.id)!))
-    return outcome.kind === 'replayed' ? { kind: 'replayed' } : outcome
+    const { outcome, enqueued } = writeRequest.apply({ op: 'create', plant }, trace, now, subscribed)
+    if (outcome.kind === 'created') return { kind: 'created', enqueued }
+    if (outcome.kind === 'replayed') return { kind: 'replayed' }
+    if (outcome.kind === 'conflict') return { kind: 'conflict', plant: outcome.plant }
+    throw new Error(`a create cannot end ${outcome.kind}`)
   }
   const run = (job: WriteJob, now: number, subscribed: boolean): WriteResult => {
     switch (job.op) {

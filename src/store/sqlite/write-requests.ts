@@ -32,7 +32,7 @@ export function prepareWriteRequests (db: Database.Database, outbox: ReturnType<
     SELECT owner, key FROM idempotency_keys WHERE expires_at <= ? ORDER BY expires_at LIMIT ${opaqueInteger('?')})`)
 
   const apply = (operation: PlantOperation, trace: string | undefined, now: number, subscribed: boolean): Applied => {
-    // A create is tried first (as a lone create is, write-jobs.ts): the stored plant is read only when its id is taken.
+    // A create is tried first: the stored plant is read only when its id is taken.
     if (operation.op === 'create') {
       const { plant } = operation
       if (insert.run(plant.id, plant.name, plant.tag ?? null, now).changes === 1) {
