@@ -93,14 +93,14 @@ export async function measureStreams (server: BenchServer, quick: boolean, filte
     const lagBefore = await lagBuckets(server)
     const seconds = quick ? 3 : 10
     const started = Date.now()
-    const sends = await atFixedRate(server, seconds)
-    const acknowledged = sends.filter(Boolean).length
+    const answers = await atFixedRate(server, seconds)
+    const acknowledged = answers.filter(Boolean).length
     const end = await position(server)
     const live = await untilAtEnd(readers, end, 5000)
     const commitToWrittenP99Ms = p99Between(lagBefore, await lagBuckets(server))
     const expected = end - before
     const lost = streams * expected - (live.stats.totalEvents - live.stats.outOfOrder)
-    const steady = { acknowledged, sentPerSecond: Math.round(sends.length / ((Date.now() - started) / 1000)), lost: Math.max(0, lost), duplicated: live.stats.outOfOrder, lagP99Ms: live.stats.lagP99Ms, lagP50Ms: live.stats.lagP50Ms, commitToWrittenP99Ms }
+    const steady = { acknowledged, sentPerSecond: Math.round(answers.length / ((Date.now() - started) / 1000)), lost: Math.max(0, lost), duplicated: live.stats.outOfOrder, lagP99Ms: live.stats.lagP99Ms, lagP50Ms: live.stats.lagP50Ms, commitToWrittenP99Ms }
     if (filtered) return steady
 
     await call(readers, '/drop')

@@ -32,27 +32,20 @@ export function prepareWriteRequests (db: Database.Database, outbox: ReturnType<
     SELECT owner, key FROM idempotency_keys WHERE expires_at <= ? ORDER BY expires_at LIMIT ${opaqueInteger('?')})`)
 
   const apply = (operation: PlantOperation, trace: string | undefined, now: number, subscribed: boolean): Applied => {
-    // A create is tried first: the stored plant is read only when its id is taken.
-    if (operation.op === 'create') {
-      const { plant } = operation
-      if (insert.run(plant.id, plant.name, plant.tag ?? null, now).changes === 1) {
-        search.inserted(plant.id, plant.name)
-        const { outcome, change } = decide(operation, undefined, trace)
-        return { outcome, recorded: true, enqueued: outbox.record(change!, now, subscribed) }
-      }
-    }
-    const row = select.get(operationId(operation))
+    // A create inserts first: the stored plant is read only when its id is taken.
+    const inserted = operation.op === 'create' && insert.run(operation.plant.id, operation.plant.name, operation.plant.tag ?? null, now).changes === 1
+    const row = inserted ? undefined : select.get(operationId(operation))
     const { outcome, change } = decide(operation, row === undefined ? undefined : plantOfRow(row), trace)
     if (change === undefined) return { outcome, recorded: false, enqueued: false }
     const { plant } = change
-    if (change.type === 'plant.updated') {
+    if (change.type === 'plant.created') {
+      search.inserted(plant.id, plant.name)
+    } else if (change.type === 'plant.updated') {
       update.run(plant.name, plant.tag ?? null, plant.id)
       search.renamed(plant.id, change.before.name, plant.name)
-    } else if (change.type === 'plant.deleted') {
+    } else {
       remove.run(plant.id)
       search.deleted(plant.id, plant.name)
-    } else {
-      throw new Error(`plant ${plant.id}: its id was taken, yet the create was decided to write`)
     }
     return { outcome, recorded: true, enqueued: outbox.record(change, now, subscribed) }
   }
