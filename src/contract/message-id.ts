@@ -1,6 +1,12 @@
-import { randomUUID } from 'node:crypto'
+import { randomFillSync } from 'node:crypto'
 
 let sequence = 0
+// Random bytes drawn a few thousand at a time: one draw per id (a UUID cut into pieces, as before) cost
+// about three times as much, on the writer thread that commits every event.
+const random = Buffer.alloc(4096)
+let drawn = random.length
+let lastMs = -1
+let msHex = ''
 
 /**
  * A Standard Webhooks message id, one per event: `msg_` and 32 hex digits, made of the time in
@@ -11,8 +17,15 @@ let sequence = 0
  */
 export function newMessageId (): string {
   sequence = (sequence + 1) & 0xffff
-  // A UUID's random hex digits (its dashes and its version and variant digits left out): 64 bits.
-  const random = randomUUID()
-  return `msg_${Date.now().toString(16).padStart(12, '0')}${sequence.toString(16).padStart(4, '0')}` +
-    `${random.slice(0, 8)}${random.slice(9, 13)}${random.slice(15, 18)}${random.slice(20, 21)}`
+  const now = Date.now()
+  if (now !== lastMs) {
+    lastMs = now
+    msHex = now.toString(16).padStart(12, '0')
+  }
+  if (drawn === random.length) {
+    randomFillSync(random)
+    drawn = 0
+  }
+  const bits = random.toString('hex', drawn, drawn += 8)
+  return `msg_${msHex}${sequence.toString(16).padStart(4, '0')}${bits}`
 }
