@@ -26,6 +26,7 @@ export function newMessageId (): string {
     randomFillSync(random)
     drawn = 0
   }
-  const bits = random.toString('hex', drawn, drawn += 8)
+  const bits = random.toString('hex', drawn, drawn + 8)
+  drawn += 8
   return `msg_${msHex}${sequence.toString(16).padStart(4, '0')}${bits}`
 }

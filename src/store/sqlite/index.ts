@@ -103,9 +103,8 @@ export function openSqlite (options: SqliteOptions): DialectStore {
       sharedAcrossThreads: writer !== undefined,
       readVersion: plants.readVersion,
       connectWriter: writer === undefined ? null : () => writer.connect(),
-      // Each reader thread has the next page in hand while it reads one, so it never waits on the event
-      // loop between them; without threads, the event loop reads them one after another.
-      pageReaders: reader === undefined ? 1 : PAGE_READER_THREADS * 2,
+      // Without reader threads, the event loop reads them one after another.
+      pageReaders: reader?.atOnce ?? 1,
       // One writer: a batch being written and the next one ready.
       batchWriters: 2
     },
