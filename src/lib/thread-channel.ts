@@ -15,6 +15,8 @@ export class ThreadChannel<Job, Result> {
   readonly #target: Worker | MessagePort
   readonly #waiting = new Map<number, Waiting<Result>>()
   #seq = 0
+  /** Referenced until the thread exits, whatever is waiting (see `hold`). */
+  #held = false
 
   constructor (target: Worker | MessagePort) {
     this.#target = target
@@ -22,7 +24,7 @@ export class ThreadChannel<Job, Result> {
     target.on('message', (reply: ThreadReply<Result>) => {
       const waiting = this.#waiting.get(reply.seq)
       this.#waiting.delete(reply.seq)
-      if (this.#waiting.size === 0) this.#target.unref()
+      if (this.#waiting.size === 0 && !this.#held) this.#target.unref()
       if (reply.error !== undefined) waiting?.reject(Object.assign(new Error(reply.error.message), { code: reply.error.code }))
       else waiting?.resolve(reply.results!)
     })
@@ -35,6 +37,15 @@ export class ThreadChannel<Job, Result> {
       this.#waiting.set(seq, { resolve, reject })
       this.#target.postMessage({ seq, jobs })
     })
+  }
+
+  /**
+   * Keeps the process alive from now on, even once nothing waits: for a thread asked to finish, whose
+   * exit is awaited. A reply to a batch sent before still comes, and must not let the process end first.
+   */
+  hold () {
+    this.#held = true
+    this.#target.ref()
   }
 
   /** Fails every batch still waiting (the thread is gone: nothing of them was done). */
@@ -75,7 +86,7 @@ export class JobThread<Job, Result> {
     if (worker === undefined) return
     this.#worker = undefined
     const exited = new Promise((resolve) => worker.thread.once('exit', resolve))
-    worker.thread.ref()
+    worker.channel.hold()
     worker.thread.postMessage({ close: true })
     await exited
   }
