@@ -15,12 +15,14 @@ import { SqliteWebhooks } from './webhooks.js'
 import { createWriteRunner } from './write-jobs.js'
 import type { WriteJob, WriteResult } from './write-jobs.js'
 import { SqliteWriter } from './writer.js'
-import { JobThread } from '../../lib/thread-channel.js'
-import { spawnWorker } from '../../lib/worker-thread.js'
+import { PageReaders } from './page-readers.js'
 import { plantPages } from './plant-pages.js'
 import type { PlantPage, PlantQuery } from '../store.js'
 
 export type { SqliteSynchronous } from './connection.js'
+
+/** Two page readers keep both cores of a small machine busy beside the event loop; more only queue. */
+const PAGE_READER_THREADS = 2
 
 export interface SqliteOptions {
   /** `:memory:` or a file path; the file's folder is created. */
@@ -45,7 +47,7 @@ function pagesHere (db: Database.Database): (query: PlantQuery) => Promise<Plant
 
 /**
  * Opens (creating if need be) and migrates an SQLite store. Reads run on this connection, on the event
- * loop, but for pages beyond the plain list, which on a file a page reader thread reads; every write
+ * loop, but for pages beyond the plain list, which on a file page reader threads read; every write
  * of the hot path (creates, webhook claims and outcomes) goes through one write queue: batched, and on
  * a file committed on a writer thread, so the fsync never blocks the event loop.
  * Throws with the driver's reason.
@@ -90,15 +92,10 @@ export function openSqlite (options: SqliteOptions): DialectStore {
         if (creates > 0) options.onBatch?.(creates)
       }
     })
-  // Pages beyond the plain list may read much of the table: on a file, a thread of their own reads
+  // Pages beyond the plain list may read much of the table: on a file, threads of their own read
   // them, so that one such query never stalls the event loop.
-  const reader = writer === undefined
-    ? undefined
-    : new JobThread<PlantQuery, PlantPage>('SQLite page reader', () => spawnWorker(import.meta.url, 'page-reader-worker', {
-      name: 'sqlite-page-reader',
-      workerData: { path: options.path, synchronous }
-    }))
-  const plants = new SqlitePlants(db, writes, reader === undefined ? pagesHere(db) : async (query) => (await reader.run([query]).catch(asUnavailable))[0]!)
+  const reader = writer === undefined ? undefined : new PageReaders(PAGE_READER_THREADS, options.path, synchronous)
+  const plants = new SqlitePlants(db, writes, reader === undefined ? pagesHere(db) : (query) => reader.read(query).catch(asUnavailable))
   const tokens = new SqliteTokens(db, writes, options.tokenCacheBytes ?? 1 << 20)
   return {
     dialect: {
@@ -106,8 +103,8 @@ export function openSqlite (options: SqliteOptions): DialectStore {
       sharedAcrossThreads: writer !== undefined,
       readVersion: plants.readVersion,
       connectWriter: writer === undefined ? null : () => writer.connect(),
-      // One thread (or the event loop) reads them, one after another.
-      pageReaders: 1,
+      // Without reader threads, the event loop reads them one after another.
+      pageReaders: reader?.atOnce ?? 1,
       // One writer: a batch being written and the next one ready.
       batchWriters: 2
     },
