@@ -1,4 +1,8 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
+
+// How long a close waits for LISTEN to be answered before ending the connection anyway.
+const CLOSE_WAIT_MS = 2000
 
 /**
  * LISTEN on one channel over a connection of its own, reconnecting after a second when it drops.
@@ -11,6 +15,8 @@ export class Listener {
   readonly #channel: string
   readonly #onSignal: () => void
   #client: pg.Client | undefined
+  /** Settles once the newest connection listens or has failed to. */
+  #listening: Promise<void> = Promise.resolve()
   #closed = false
   #retry: NodeJS.Timeout | undefined
 
@@ -24,6 +30,11 @@ export class Listener {
   async close () {
     this.#closed = true
     clearTimeout(this.#retry)
+    // pg ends a client with a query in flight by destroying its socket, which the server logs as a
+    // connection reset: a short-lived process (a CLI command) closed while LISTEN was still on its way.
+    const waited = new AbortController()
+    await Promise.race([this.#listening.catch(() => {}), sleep(CLOSE_WAIT_MS, undefined, { signal: waited.signal }).catch(() => {})])
+    waited.abort()
     await this.#client?.end().catch(() => {})
   }
 
@@ -40,7 +51,7 @@ export class Listener {
     client.on('notification', () => this.#onSignal())
     client.on('error', lost)
     client.on('end', lost)
-    client.connect()
+    this.#listening = client.connect()
       .then(() => client.query(`LISTEN ${this.#channel}`))
       .then(() => { this.#onSignal() }, lost)
   }
