@@ -32,9 +32,8 @@ export class Listener {
     clearTimeout(this.#retry)
     // pg ends a client with a query in flight by destroying its socket, which the server logs as a
     // connection reset: a short-lived process (a CLI command) closed while LISTEN was still on its way.
-    const waited = new AbortController()
-    await Promise.race([this.#listening.catch(() => {}), sleep(CLOSE_WAIT_MS, undefined, { signal: waited.signal }).catch(() => {})])
-    waited.abort()
+    // The bound's timer is unreferenced: left running once LISTEN answers, it keeps nothing alive.
+    await Promise.race([this.#listening.catch(() => {}), sleep(CLOSE_WAIT_MS, undefined, { ref: false })])
     await this.#client?.end().catch(() => {})
   }
 
