@@ -1,8 +1,11 @@
 import { sseReset } from '../contract/events.js'
 import type { EventStore } from '../store/store.js'
+import type { FeedSettings } from './feed.js'
 import { formatBatch } from './batch.js'
 import type { EventStream } from './stream.js'
 import type { CatchUpTurns } from './catch-up-turns.js'
+
+type ReadLog = FeedSettings['readLog']
 
 /**
  * One step of a stream catching up: the page of the log after its cursor, written to it. Retention may
@@ -12,10 +15,9 @@ import type { CatchUpTurns } from './catch-up-turns.js'
  * reader is told with `event: reset`, as on a resume from below them. Answers false when the log had
  * nothing after the cursor. A stream whose credential has ended by then is ended instead (its writes do nothing).
  */
-export async function catchUp (store: EventStore, stream: EventStream, limit: number, checkCredentials: () => Promise<void>): Promise<boolean> {
-  const events = await store.read({ after: stream.cursor, limit })
-  // The stream's credential may have ended since the page's events were committed.
-  if (events.length > 0) await checkCredentials()
+export async function catchUp (store: EventStore, stream: EventStream, limit: number, readLog: ReadLog): Promise<boolean> {
+  // The stream's credential may have ended since the page's events were committed: readLog ends it then.
+  const events = await readLog({ after: stream.cursor, limit }, () => [stream])
   const deletedThrough = events[0]?.sequence === stream.cursor + 1n ? undefined : (await store.bounds()).deletedThrough
   if (deletedThrough !== undefined && deletedThrough > stream.cursor) {
     stream.raw(sseReset(deletedThrough))
@@ -31,10 +33,10 @@ export async function catchUp (store: EventStore, stream: EventStream, limit: nu
  * One step of catching up, in the stream's turn (catch-up-turns.ts): a page, or nothing for a stream
  * that ended while it waited. Answers false when the log had nothing after its cursor.
  */
-export async function catchUpInTurn (store: EventStore, stream: EventStream, limit: number, turns: CatchUpTurns, checkCredentials: () => Promise<void>) {
+export async function catchUpInTurn (store: EventStore, stream: EventStream, limit: number, turns: CatchUpTurns, readLog: ReadLog) {
   const done = await turns.take(stream.owner.key)
   try {
-    return stream.ended || await catchUp(store, stream, limit, checkCredentials)
+    return stream.ended || await catchUp(store, stream, limit, readLog)
   } finally {
     done()
   }

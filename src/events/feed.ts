@@ -2,7 +2,7 @@ import { setImmediate as yieldToOthers, setTimeout as sleep } from 'node:timers/
 import type { LoggedEvent, StreamEventType } from '../contract/events.js'
 import type { Filter } from '../contract/filter.js'
 import { filteredBy } from './filtered.js'
-import type { EventStore } from '../store/store.js'
+import type { EventQuery, EventStore } from '../store/store.js'
 import { fanOut } from './fan-out.js'
 import { catchUpInTurn } from './catch-up.js'
 import { EventStream } from './stream.js'
@@ -27,10 +27,10 @@ export interface FeedSettings extends StreamSettings {
   /** When traces are on: a span per batch handed to the live streams, linked to its events' requests. */
   spans?: Spans
   /**
-   * Ends the streams whose credential has ended (stream-credentials.ts); asked after each read of the
-   * log and before its events are written, so nothing committed after a revocation reaches its streams.
+   * Reads a page of the log for `streams`, ending those whose credential has ended before the page is
+   * written (StreamCredentials.read), so nothing committed after a revocation reaches its streams.
    */
-  checkCredentials: () => Promise<void>
+  readLog: (query: EventQuery, streams: () => Iterable<EventStream>) => Promise<LoggedEvent[]>
 }
 
 /**
@@ -108,8 +108,7 @@ export class EventFeed {
       let events: LoggedEvent[]
       try {
         if (!await this.#locate()) return true
-        events = await this.#store.read({ after: this.#position!, limit: PAGE })
-        if (events.length > 0) await this.#settings.checkCredentials()
+        events = await this.#settings.readLog({ after: this.#position!, limit: PAGE }, () => this.#live)
       } catch {
         return true // the store is unreachable: the next wake (a commit, or the watch's poll) tries again
       }
@@ -143,7 +142,7 @@ export class EventFeed {
           await sleep(10)
           continue
         }
-        if (!await catchUpInTurn(this.#store, stream, PAGE, this.#turns, this.#settings.checkCredentials)) stream.cursor = this.#position
+        if (!await catchUpInTurn(this.#store, stream, PAGE, this.#turns, this.#settings.readLog)) stream.cursor = this.#position
         await yieldToOthers()
       }
     } catch {

@@ -1,4 +1,4 @@
-import type { TokenStore } from '../store/store.js'
+import type { EventQuery, EventStore, LoggedEvent, TokenStore } from '../store/store.js'
 import type { EventStream } from './stream.js'
 
 // Often enough that an idle stream ends within a second of its credential, the check's own read included.
@@ -6,22 +6,25 @@ const CHECK_EVERY_MS = 250
 
 /**
  * Ends open streams whose credential no longer holds: expired (an opaque token's expiry, a JWT's `exp`),
- * or its token revoked or expired, by this process or any other on the store. The feed asks before it
- * writes what it read from the log (so no event committed after a revocation reaches the revoked
- * token's streams), and a timer asks for idle streams. Each check reads the state of the open streams'
- * tokens in one statement, and only while a stream with a token is open. A stream ends after its last
- * whole event; its reader's reconnect is then refused (401).
+ * or its token revoked or expired, by this process or any other on the store. The feed and catching-up
+ * streams read the log through `read`, which asks about the tokens of the streams it reads for in the
+ * same snapshot (so no event committed after a revocation reaches the revoked token's streams, at no
+ * extra round trip), and a timer asks for idle streams, in one statement for all open streams' tokens,
+ * and only while a stream with a token is open. A stream ends after its last whole event; its reader's
+ * reconnect is then refused (401).
  */
 export class StreamCredentials {
   readonly #streams: () => Iterable<EventStream>
   readonly #tokens: TokenStore
+  readonly #events: EventStore
   #timer: NodeJS.Timeout | undefined
   #checking: Promise<void> | undefined
   #next: Promise<void> | undefined
 
-  constructor (streams: () => Iterable<EventStream>, tokens: TokenStore) {
+  constructor (streams: () => Iterable<EventStream>, tokens: TokenStore, events: EventStore) {
     this.#streams = streams
     this.#tokens = tokens
+    this.#events = events
   }
 
   start () {
@@ -30,6 +33,18 @@ export class StreamCredentials {
 
   stop () {
     clearInterval(this.#timer)
+  }
+
+  /**
+   * A page of the log for `streams` (those it is to be written to), with their tokens' state read in the
+   * same snapshot: those whose credential has ended are ended before the caller writes the page. A
+   * stream among them that the read did not ask about (it came meanwhile) is checked after it, by `check`.
+   */
+  async read (query: EventQuery, streams: () => Iterable<EventStream>): Promise<LoggedEvent[]> {
+    const asked = tokensOf(streams())
+    const { events, activeTokenIds } = await this.#events.readChecked(query, [...asked])
+    if (events.length > 0 && endEnded(streams(), asked, activeTokenIds)) await this.check()
+    return events
   }
 
   /**
@@ -50,18 +65,32 @@ export class StreamCredentials {
   }
 
   async #checkOnce () {
-    const now = Date.now()
-    const tokenIds = new Set<number>()
-    for (const stream of this.#streams()) {
-      const { expiresAt, tokenId } = stream.owner
-      if (expiresAt !== null && expiresAt <= now) stream.end()
-      else if (tokenId !== null) tokenIds.add(tokenId)
-    }
-    if (tokenIds.size === 0) return
-    const active = await this.#tokens.activeIds([...tokenIds])
-    for (const stream of this.#streams()) {
-      const { tokenId } = stream.owner
-      if (tokenId !== null && tokenIds.has(tokenId) && !active.has(tokenId)) stream.end()
-    }
+    const asked = tokensOf(this.#streams())
+    if (asked.size === 0) return
+    endEnded(this.#streams(), asked, await this.#tokens.activeIds([...asked]))
   }
+}
+
+/** The tokens of `streams` not yet expired by their own expiry; those expired are ended. */
+function tokensOf (streams: Iterable<EventStream>): Set<number> {
+  const now = Date.now()
+  const tokenIds = new Set<number>()
+  for (const stream of streams) {
+    const { expiresAt, tokenId } = stream.owner
+    if (expiresAt !== null && expiresAt <= now) stream.end()
+    else if (tokenId !== null) tokenIds.add(tokenId)
+  }
+  return tokenIds
+}
+
+/** Ends the streams whose token was asked about and is not active; answers whether some stream's token was not asked about. */
+function endEnded (streams: Iterable<EventStream>, asked: ReadonlySet<number>, active: ReadonlySet<number>): boolean {
+  let unasked = false
+  for (const stream of streams) {
+    const { tokenId } = stream.owner
+    if (tokenId === null || stream.ended) continue
+    if (!asked.has(tokenId)) unasked = true
+    else if (!active.has(tokenId)) stream.end()
+  }
+  return unasked
 }

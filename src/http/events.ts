@@ -16,10 +16,10 @@ const RETENTION_EVERY_MS = 60_000
 interface EventsOptions { retentionMs: number, tokenRetentionMs: number, bufferBytes: number, metrics: Metrics, heartbeatMs?: number, spans?: Spans }
 
 export default fp<EventsOptions>(async (app, { retentionMs, tokenRetentionMs, bufferBytes, metrics, heartbeatMs = HEARTBEAT_MS, spans }) => {
-  const credentials: StreamCredentials = new StreamCredentials(() => feed.streams, app.store.tokens)
+  const credentials: StreamCredentials = new StreamCredentials(() => feed.streams, app.store.tokens, app.store.events)
   const feed: EventFeed = new EventFeed(app.store.events, {
     spans,
-    checkCredentials: () => credentials.check(),
+    readLog: (query, streams) => credentials.read(query, streams),
     // A reader this far behind is cut after its last whole event and resumes from the log.
     bufferBytes,
     heartbeatMs,

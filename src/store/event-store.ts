@@ -14,10 +14,22 @@ export interface EventQuery {
   limit: number
 }
 
+/** A page of the log, and which of the tokens asked about were active when it was read. */
+export interface CheckedPage {
+  events: LoggedEvent[]
+  activeTokenIds: Set<number>
+}
+
 /** The event log's readers' side: the plant writes append to it (see each dialect's outbox). */
 export interface EventStore {
   /** Events after `after`, in sequence order. */
   read (query: EventQuery): Promise<LoggedEvent[]>
+  /**
+   * A page as `read` answers it and, of `tokenIds`, those still active (neither revoked nor expired) as
+   * of the page or later, so a token that ended before one of the page's events was committed is never
+   * answered active. On PostgreSQL one statement: one snapshot and one round trip.
+   */
+  readChecked (query: EventQuery, tokenIds: readonly number[]): Promise<CheckedPage>
   bounds (): Promise<LogBounds>
   /**
    * Deletes, in one short transaction, up to `max` of the oldest events created before `before`, never

@@ -159,11 +159,11 @@ for (const [db, database] of Object.entries(DATABASES)) {
       app.events.wake()
       // Retention runs once the stream has started, before the log is read for it.
       const log = app.store.events
-      const read = log.read.bind(log)
+      const read = log.readChecked.bind(log)
       let pruned: number | undefined
-      log.read = async (query) => {
+      log.readChecked = async (query, tokenIds) => {
         pruned ??= await log.prune(Date.now() + 1000, 10)
-        return read(query)
+        return read(query, tokenIds)
       }
       const stream = app.events.createStream(owner('reader'), 5n, undefined)
       let received = ''

@@ -25,6 +25,27 @@ for (const [db, url] of Object.entries(DATABASES)) {
       assert.deepEqual(await store.plants.create({ id: plant.id, name: 'Ivy' }), { kind: 'conflict', plant })
     })
 
+    test('readChecked: a page of the log and, read with it, which of the tokens asked about are still active', async (t) => {
+      const store = await open(t)
+      const kept = await store.tokens.create({ name: 'kept', hash: hash(5), scopes: ['plants:read'], expiresAt: null })
+      const revoked = await store.tokens.create({ name: 'revoked', hash: hash(6), scopes: ['plants:read'], expiresAt: null })
+      const expired = await store.tokens.create({ name: 'expired', hash: hash(7), scopes: ['plants:read'], expiresAt: new Date(Date.now() - 1000) })
+      const ids = [kept.id, revoked.id, expired.id, 999_999]
+      const { latest } = await store.events.bounds()
+      assert.deepEqual((await store.events.readChecked({ after: latest, limit: 10 }, ids)).events, [])
+      await store.plants.create({ id: 1n, name: 'Fern' })
+      const before = await store.events.readChecked({ after: latest, limit: 10 }, ids)
+      assert.deepEqual(before.events.map((event) => event.sequence), [latest + 1n])
+      assert.deepEqual(before.activeTokenIds, new Set([kept.id, revoked.id]))
+      await store.tokens.revokeById(revoked.id)
+      for (let id = 2n; id <= 4n; id++) await store.plants.create({ id, name: 'Ivy' })
+      const after = await store.events.readChecked({ after: latest + 1n, limit: 2 }, ids)
+      assert.deepEqual(after.events.map((event) => event.sequence), [latest + 2n, latest + 3n], 'in order, at most the limit')
+      assert.deepEqual(after.events, await store.events.read({ after: latest + 1n, limit: 2 }), 'the events as read answers them')
+      assert.deepEqual(after.activeTokenIds, new Set([kept.id]))
+      assert.deepEqual((await store.events.readChecked({ after: latest, limit: 10 }, [])).activeTokenIds, new Set())
+    })
+
     test('tokens: found by the token (stored as its hash), unique names, revocable by name or id, first token only once', async (t) => {
       const store = await open(t)
       assert.equal(await store.tokens.createFirst({ name: 'default', hash: hash(1), scopes: ['plants:read'], expiresAt: null }), true)

@@ -6,6 +6,7 @@ import type { EventRow } from '../rows.js'
 import { guard, opaqueInteger, Statements } from './connection.js'
 import { changedElsewhere } from './data-version.js'
 import { LOG_POSITION_SQL } from './outbox.js'
+import { activeTokenIds } from './tokens.js'
 import type { WriteJob, WriteResult } from './write-jobs.js'
 
 // How often a watcher asks whether another connection (the writer thread, another worker) committed.
@@ -31,6 +32,12 @@ export class SqliteEvents implements EventStore {
     return guard(() => this.#sql.get<[bigint, bigint], EventRow>(
       `SELECT sequence, type, message_id, data, before, created_at, trace_parent FROM events WHERE sequence > ? ORDER BY sequence LIMIT ${opaqueInteger('?')}`)
       .all(after, BigInt(limit)).map(toLoggedEvent))
+  }
+
+  async readChecked (query: EventQuery, tokenIds: readonly number[]) {
+    const events = await this.read(query)
+    // Read after the page, and so at its snapshot or a later one.
+    return { events, activeTokenIds: events.length === 0 ? new Set<number>() : activeTokenIds(this.#sql, tokenIds) }
   }
 
   async bounds () {

@@ -94,10 +94,7 @@ export class SqliteTokens implements TokenStore {
   }
 
   async activeIds (ids: readonly number[]) {
-    if (ids.length === 0) return new Set<number>()
-    const rows = guard(() => this.#sql.get<[string, number], { id: bigint }>(`SELECT id FROM tokens WHERE id IN (SELECT value FROM json_each(?))
-      AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)`).all(JSON.stringify(ids), Date.now()))
-    return new Set(rows.map((row) => Number(row.id)))
+    return activeTokenIds(this.#sql, ids)
   }
 
   async purgeEnded (before: number, max: number) {
@@ -107,4 +104,12 @@ export class SqliteTokens implements TokenStore {
   #write (call: CallOf<TokenWrites>) {
     return this.#writes.submit({ op: 'tokens', call })
   }
+}
+
+/** Of `ids`, the tokens neither revoked nor expired. */
+export function activeTokenIds (sql: Statements, ids: readonly number[]): Set<number> {
+  if (ids.length === 0) return new Set<number>()
+  const rows = guard(() => sql.get<[string, number], { id: bigint }>(`SELECT id FROM tokens WHERE id IN (SELECT value FROM json_each(?))
+    AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)`).all(JSON.stringify(ids), Date.now()))
+  return new Set(rows.map((row) => Number(row.id)))
 }
