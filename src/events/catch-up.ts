@@ -1,11 +1,14 @@
 import { sseReset } from '../contract/events.js'
-import type { EventStore } from '../store/store.js'
-import type { FeedSettings } from './feed.js'
+import type { EventQuery, EventStore, LoggedEvent } from '../store/store.js'
 import { formatBatch } from './batch.js'
 import type { EventStream } from './stream.js'
 import type { CatchUpTurns } from './catch-up-turns.js'
 
-type ReadLog = FeedSettings['readLog']
+/**
+ * Reads a page of the log for `streams`, ending those whose credential has ended before the page is
+ * written (StreamCredentials.read), so nothing committed after a revocation reaches its streams.
+ */
+export type ReadLog = (query: EventQuery, streams: () => Iterable<EventStream>) => Promise<LoggedEvent[]>
 
 /**
  * One step of a stream catching up: the page of the log after its cursor, written to it. Retention may

@@ -2,9 +2,10 @@ import { setImmediate as yieldToOthers, setTimeout as sleep } from 'node:timers/
 import type { LoggedEvent, StreamEventType } from '../contract/events.js'
 import type { Filter } from '../contract/filter.js'
 import { filteredBy } from './filtered.js'
-import type { EventQuery, EventStore } from '../store/store.js'
+import type { EventStore } from '../store/store.js'
 import { fanOut } from './fan-out.js'
 import { catchUpInTurn } from './catch-up.js'
+import type { ReadLog } from './catch-up.js'
 import { EventStream } from './stream.js'
 import type { StreamOwner } from './stream.js'
 import { CatchUpTurns } from './catch-up-turns.js'
@@ -26,11 +27,8 @@ export interface FeedSettings extends StreamSettings {
   heartbeatMs: number
   /** When traces are on: a span per batch handed to the live streams, linked to its events' requests. */
   spans?: Spans
-  /**
-   * Reads a page of the log for `streams`, ending those whose credential has ended before the page is
-   * written (StreamCredentials.read), so nothing committed after a revocation reaches its streams.
-   */
-  readLog: (query: EventQuery, streams: () => Iterable<EventStream>) => Promise<LoggedEvent[]>
+  /** Every read of the log, the feed's and each catching-up stream's (catch-up.ts). */
+  readLog: ReadLog
 }
 
 /**
