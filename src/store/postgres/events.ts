@@ -5,7 +5,9 @@ import type { EventQuery, EventStore } from '../event-store.js'
 import type { PostgresDatabase } from './database.js'
 import { Listener } from './listener.js'
 import { LOG_POSITION_SQL } from './outbox.js'
-import { ACTIVE_TOKENS_WHERE } from './tokens.js'
+import { activeTokensWhere } from './tokens.js'
+
+const EVENT_COLUMNS = 'sequence, type, message_id, data, before, created_at, trace_parent'
 
 // A safety net under the notifications: watchers look at the log this often in any case.
 const POLL_MS = 1000
@@ -29,7 +31,7 @@ export class PostgresEvents implements EventStore {
   }
 
   async read ({ after, limit }: EventQuery) {
-    const rows = await this.#db.query<EventRow>('SELECT sequence, type, message_id, data, before, created_at, trace_parent FROM events WHERE sequence > $1 ORDER BY sequence LIMIT $2',
+    const rows = await this.#db.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE sequence > $1 ORDER BY sequence LIMIT $2`,
       [after.toString(), limit], 'events.read')
     return rows.map(toLoggedEvent)
   }
@@ -38,11 +40,11 @@ export class PostgresEvents implements EventStore {
     // One statement, so one snapshot: an event on the page was committed before it, and so before any
     // revocation it does not see. The tokens' row has no sequence and sorts last.
     const rows = await this.#db.query<EventRow & { active: string[] | null }>(`
-      SELECT sequence, type, message_id, data, before, created_at, trace_parent, NULL::text[] AS active
-        FROM (SELECT * FROM events WHERE sequence > $3 ORDER BY sequence LIMIT $4) page
+      SELECT ${EVENT_COLUMNS}, NULL::text[] AS active
+        FROM (SELECT * FROM events WHERE sequence > $1 ORDER BY sequence LIMIT $2) page
       UNION ALL
-      SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, ARRAY(SELECT id::text FROM tokens WHERE ${ACTIVE_TOKENS_WHERE})
-      ORDER BY sequence NULLS LAST`, [tokenIds, Date.now(), after.toString(), limit], 'events.readChecked')
+      SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, ARRAY(SELECT id::text FROM tokens WHERE ${activeTokensWhere('$3', '$4')})
+      ORDER BY sequence NULLS LAST`, [after.toString(), limit, tokenIds, Date.now()], 'events.readChecked')
     const active = rows.pop()!.active!
     return { events: rows.map(toLoggedEvent), activeTokenIds: new Set(active.map(Number)) }
   }

@@ -9,8 +9,9 @@ import type { PostgresDatabase } from './database.js'
 import type { TokenCache } from '../token-cache.js'
 import { TokenUsage } from '../token-usage.js'
 
-/** Of the tokens `$1` (bigint[]), those neither revoked nor expired at `$2` (Unix ms). */
-export const ACTIVE_TOKENS_WHERE = 'id = ANY($1::bigint[]) AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)'
+/** Of the tokens whose ids the parameter `ids` holds (bigint[]), those neither revoked nor expired at `now` (Unix ms). */
+export const activeTokensWhere = (ids: string, now: string) =>
+  `id = ANY(${ids}::bigint[]) AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ${now})`
 
 /** Tokens on PostgreSQL, looked up through a cache that every instance's changes invalidate. */
 export class PostgresTokens implements TokenStore {
@@ -101,7 +102,7 @@ export class PostgresTokens implements TokenStore {
 
   async activeIds (ids: readonly number[]) {
     if (ids.length === 0) return new Set<number>()
-    const rows = await this.#db.query<{ id: string }>(`SELECT id FROM tokens WHERE ${ACTIVE_TOKENS_WHERE}`, [ids, Date.now()])
+    const rows = await this.#db.query<{ id: string }>(`SELECT id FROM tokens WHERE ${activeTokensWhere('$1', '$2')}`, [ids, Date.now()])
     return new Set(rows.map((row) => Number(row.id)))
   }
 
