@@ -2,7 +2,8 @@
  * npm run bench:writes [-- --rounds N]: writes in part and in bulk, on SQLite (a file) and PostgreSQL (at
  * PLANTSTORE_TEST_POSTGRES_URL), each `plantstore serve` on a new store, stores interleaved in rounds
  * (3 by default), each figure the median over the rounds:
- * - POST /batch of 500 creates from 8 connections for 5 s: plants/s and the p99 of a batch;
+ * - POST /batch of 500 creates from 8 connections for 5 s, after 3 s of the same as warm-up (as every
+ *   scenario of bench/run.ts has): plants/s and the p99 of a batch;
  * - a batch of 1,000 operations failing at its last one, against the same batch succeeding: time to
  *   answer (median of 10 each, alternated), and nothing written (the log position does not move);
  * - PATCH ÷ PUT on the same plant, 10 connections for 5 s each, alternated: requests/s.
@@ -19,6 +20,7 @@ import { writeResults } from './results.js'
 const { values: flags } = parseArgs({ options: { rounds: { type: 'string' } } })
 const rounds = Number(flags.rounds ?? 3)
 const SECONDS = 5
+const WARMUP_SECONDS = 3
 
 let nextId = 1
 const creates = (count: number) => Array.from({ length: count }, () => `{"method":"POST","path":"/plants","body":{"id":${nextId++},"name":"Batch plant","tag":"bulk"}}`)
@@ -26,10 +28,16 @@ const batchBody = (operations: string[]) => `{"operations":[${operations.join(',
 
 async function batches (server: BenchServer) {
   const request: Request = { method: 'POST', path: '/batch', setupRequest: (sent: Request) => ({ ...sent, body: batchBody(creates(500)) }) }
-  const result = await autocannon({
-    url: server.url, connections: 8, duration: SECONDS, headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' }, requests: [request]
-  })
-  if (result.non2xx + result.errors + result.timeouts > 0) throw new Error(`${server.name}: ${result.non2xx + result.errors + result.timeouts} failed batches`)
+  const load = async (duration: number) => {
+    const result = await autocannon({
+      url: server.url, connections: 8, duration, headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' }, requests: [request]
+    })
+    if (result.non2xx + result.errors + result.timeouts > 0) throw new Error(`${server.name}: ${result.non2xx + result.errors + result.timeouts} failed batches`)
+    return result
+  }
+  // A new server's first seconds (compiling, opening its connections) are not its steady state.
+  await load(WARMUP_SECONDS)
+  const result = await load(SECONDS)
   return { plantsPerSecond: result.requests.total * 500 / SECONDS, p99: result.latency.p99 }
 }
 
@@ -125,6 +133,6 @@ const rows: Array<[string, (name: string) => string, (name: string) => string]> 
 // A target column per store, as the batch targets differ between them.
 const table = `| figure | ${names.map((name) => `${name} target | ${name}`).join(' | ')} |\n|---|${names.map(() => '---|---|').join('')}\n` +
   rows.map(([figure, target, value]) => `| ${figure} | ${names.map((name) => `${target(name)} | ${value(name)}`).join(' | ')} |`).join('\n') + '\n'
-const markdown = `Median of ${rounds} rounds, stores interleaved.\n\n${table}`
+const markdown = `Median of ${rounds} rounds, stores interleaved; the batches measured after ${WARMUP_SECONDS} s of warm-up.\n\n${table}`
 writeResults('writes', markdown)
 console.log(markdown)

@@ -19,11 +19,12 @@ export const STATEMENTS = {
   readMany: { name: 'write.read-many', text: 'SELECT id, name, tag FROM plants WHERE id = ANY($1::bigint[]) FOR UPDATE' },
   update: { name: 'write.update', text: 'UPDATE plants SET name = $1, tag = $2 WHERE id = $3' },
   delete: { name: 'write.delete', text: 'DELETE FROM plants WHERE id = $1' },
-  // Distinct ids in id order, as concurrent batches take their rows, so two never wait on each other in a cycle.
+  // Distinct ids in id order, as concurrent batches take their rows, so two never wait on each other in a
+  // cycle. The plants come as one JSON array, as the outbox's changes do (outbox.ts).
   createRun: {
     name: 'write.create-run',
     text: `INSERT INTO plants (id, name, tag, created_at)
-  SELECT id, name, tag, $4 FROM unnest($1::bigint[], $2::text[], $3::text[]) AS t (id, name, tag) ORDER BY id
+  SELECT id, name, tag, $2 FROM json_to_recordset($1::json) AS t (id bigint, name text, tag text) ORDER BY id
   ON CONFLICT (id) DO NOTHING RETURNING id`
   },
   // Keys held by running requests, across instances: a transaction-level advisory lock in a class of its
@@ -64,10 +65,8 @@ export async function apply (client: PoolClient, operation: PlantOperation, trac
  */
 async function applyCreates (client: PoolClient, creates: Array<Extract<PlantOperation, { op: 'create' }>>, trace: string | undefined, now: number) {
   const plants = creates.map((create) => create.plant)
-  const { rows: inserted } = await client.query<{ id: string }>({
-    ...STATEMENTS.createRun,
-    values: [plants.map((plant) => plant.id.toString()), plants.map((plant) => plant.name), plants.map((plant) => plant.tag ?? null), now]
-  })
+  const rows = JSON.stringify(plants.map((plant) => ({ id: plant.id.toString(), name: plant.name, tag: plant.tag ?? null })))
+  const { rows: inserted } = await client.query<{ id: string }>({ ...STATEMENTS.createRun, values: [rows, now] })
   const created = new Set(inserted.map((row) => BigInt(row.id)))
   const taken = plants.filter((plant) => !created.has(plant.id)).map((plant) => plant.id.toString())
   const stored = taken.length === 0
