@@ -22,7 +22,17 @@ export interface Row {
 /** The live-feed figures of one server in one round (streams.ts). */
 export type FeedRun = { round: number, server: string } & Record<string, number | string | null>
 
-interface Settings { quick: boolean, rounds: number, connections: number, warmupSeconds: number, durationSeconds: number, ceiling: string, scenarios: Scenario[] }
+interface Settings {
+  quick: boolean
+  /** Some scenarios or servers only: its table must not replace the full one. */
+  partial: boolean
+  rounds: number
+  connections: number
+  warmupSeconds: number
+  durationSeconds: number
+  ceiling: string
+  scenarios: Scenario[]
+}
 
 export function median (values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b)
@@ -106,7 +116,7 @@ export function report (rows: Row[], feedRuns: FeedRun[], settings: Settings) {
     `${new Date().toISOString().slice(0, 10)} on ${machine}. Ratios are the medians of the rounds' ratios; a row's reference is ` +
     'the same server with traces off (traced, sent over OTLP/HTTP to a process that drops them), or the --baseline build on its store.\n\n' +
     `${table}${webhooks}${streams}${feed}\n`
-  if (!settings.quick) writeResults('bench', markdown)
+  if (!settings.quick) writeResults(settings.partial ? 'bench-partial' : 'bench', markdown)
   process.stdout.write(markdown)
 }
 

@@ -8,7 +8,8 @@
  * for the writes of the ones before it (a checkpoint, or autovacuum, in the middle of its run).
  * With --baseline, the `plantstore serve` of another built checkout (DIR, after `npm run build` there)
  * runs GET and create beside this one, for the ratio of this build to it. Writes bench/results/bench.md
- * and the table in bench/README.md (not with --quick); prints the table.
+ * and the table in bench/README.md (not with --quick); a run of some scenarios or servers only (--only,
+ * --servers) writes bench/results/bench-partial.md instead, so the full table stays; prints the table.
  */
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
@@ -117,7 +118,7 @@ async function main () {
   } finally {
     for (const server of servers) await server.stop()
   }
-  report(rows, feedRuns, { quick, rounds, connections, warmupSeconds, durationSeconds, ceiling: servers[0]!.name, scenarios: chosen })
+  report(rows, feedRuns, { quick, partial: flags.only !== undefined || flags.servers !== undefined, rounds, connections, warmupSeconds, durationSeconds, ceiling: servers[0]!.name, scenarios: chosen })
 }
 
 await main()
