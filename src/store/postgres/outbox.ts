@@ -65,13 +65,16 @@ const filteredTypeSql = `CASE
 /** Subscriptions `s` that chose the type the expression gives. */
 export const choseType = (type: string) => `position(' ' || ${type} || ' ' in ' ' || s.event_types || ' ') > 0`
 
+/** A change's NewPlant payload, the body of the original newPlant webhook: creates only. */
+const payloadOf = (change: PlantChange) => change.type === 'plant.created' ? newPlantJson(change.plant) : null
+
 /** The columns the statements read for a list of changes: message ids, event data, NewPlant payloads, traceparents. */
 export function outboxColumns (changes: PlantChange[]) {
   return {
     messageIds: changes.map(() => newMessageId()),
     traces: changes.map((change) => change.trace ?? null),
     data: changes.map(eventData),
-    payloads: changes.map((change) => change.type === 'plant.created' ? newPlantJson(change.plant) : null)
+    payloads: changes.map(payloadOf)
   }
 }
 
@@ -91,9 +94,15 @@ ${deliveriesSql('c e', '$2', '$3::text')}`
 /** Writes the changes' events (and their deliveries) in the client's transaction; true when a delivery was written. */
 export async function record (client: PoolClient, changes: PlantChange[], now: number): Promise<boolean> {
   if (changes.length === 0) return false
-  const { messageIds, data, payloads, traces } = outboxColumns(changes)
-  const rows = changes.map((change, i) => ({
-    type: change.type, message_id: messageIds[i], data: data[i], plant_id: change.plant.id.toString(), payload: payloads[i], trace_parent: traces[i], before: eventBefore(change)
+  // Each change's row made at once, not zipped from the columns that create-batch.ts binds as arrays.
+  const rows = changes.map((change) => ({
+    type: change.type,
+    message_id: newMessageId(),
+    data: eventData(change),
+    plant_id: change.plant.id.toString(),
+    payload: payloadOf(change),
+    trace_parent: change.trace ?? null,
+    before: eventBefore(change)
   }))
   const written = await client.query({ name: 'outbox.append', text: appendSql, values: [JSON.stringify(rows), now, new Date(now).toISOString()] })
   return (written.rowCount ?? 0) > 0
