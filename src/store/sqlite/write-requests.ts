@@ -59,6 +59,14 @@ export function prepareWriteRequests (db: Database.Database, outbox: ReturnType<
     return applied
   })
 
+  // One operation needs no savepoint: it is refused, if it is, before it writes anything (as PUT and DELETE are).
+  const applyEach = (operations: PlantOperation[], trace: string | undefined, now: number, subscribed: boolean): Applied[] => {
+    if (operations.length !== 1) return applyAll(operations, trace, now, subscribed)
+    const applied = apply(operations[0]!, trace, now, subscribed)
+    if (failed(applied.outcome)) throw new RolledBack([applied.outcome])
+    return [applied]
+  }
+
   const write = (request: WriteRequest, now: number, subscribed: boolean): WriteResponse => {
     const { key } = request
     const found = key === undefined ? undefined : kept.get(key.owner, key.key, now)
@@ -66,7 +74,7 @@ export function prepareWriteRequests (db: Database.Database, outbox: ReturnType<
     let applied: Applied[] = []
     let outcomes: OperationOutcome[]
     try {
-      applied = applyAll(request.operations, request.trace, now, subscribed)
+      applied = applyEach(request.operations, request.trace, now, subscribed)
       outcomes = applied.map(({ outcome }) => outcome)
     } catch (error) {
       if (!(error instanceof RolledBack)) throw error
