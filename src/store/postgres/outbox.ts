@@ -65,16 +65,30 @@ const filteredTypeSql = `CASE
 /** Subscriptions `s` that chose the type the expression gives. */
 export const choseType = (type: string) => `position(' ' || ${type} || ' ' in ' ' || s.event_types || ' ') > 0`
 
-/** A change's NewPlant payload, the body of the original newPlant webhook: creates only. */
-const payloadOf = (change: PlantChange) => change.type === 'plant.created' ? newPlantJson(change.plant) : null
-
-/** The columns the statements read for a list of changes: message ids, event data, NewPlant payloads, traceparents. */
-export function outboxColumns (changes: PlantChange[]) {
+/**
+ * A change's row as the log's statements read it: its message id, its event data, the NewPlant payload
+ * of the original newPlant webhook (creates only), its traceparent, and the plant before it (not for creates).
+ */
+function outboxRow (change: PlantChange) {
   return {
-    messageIds: changes.map(() => newMessageId()),
-    traces: changes.map((change) => change.trace ?? null),
-    data: changes.map(eventData),
-    payloads: changes.map(payloadOf)
+    type: change.type,
+    message_id: newMessageId(),
+    data: eventData(change),
+    plant_id: change.plant.id.toString(),
+    payload: change.type === 'plant.created' ? newPlantJson(change.plant) : null,
+    trace_parent: change.trace ?? null,
+    before: eventBefore(change)
+  }
+}
+
+/** The columns the batch insert of creates (create-batch.ts) binds as arrays: the rows' message ids, event data, payloads, traceparents. */
+export function outboxColumns (changes: PlantChange[]) {
+  const rows = changes.map(outboxRow)
+  return {
+    messageIds: rows.map((row) => row.message_id),
+    traces: rows.map((row) => row.trace_parent),
+    data: rows.map((row) => row.data),
+    payloads: rows.map((row) => row.payload)
   }
 }
 
@@ -94,16 +108,7 @@ ${deliveriesSql('c e', '$2', '$3::text')}`
 /** Writes the changes' events (and their deliveries) in the client's transaction; true when a delivery was written. */
 export async function record (client: PoolClient, changes: PlantChange[], now: number): Promise<boolean> {
   if (changes.length === 0) return false
-  // Each change's row made at once, not zipped from the columns that create-batch.ts binds as arrays.
-  const rows = changes.map((change) => ({
-    type: change.type,
-    message_id: newMessageId(),
-    data: eventData(change),
-    plant_id: change.plant.id.toString(),
-    payload: payloadOf(change),
-    trace_parent: change.trace ?? null,
-    before: eventBefore(change)
-  }))
+  const rows = changes.map(outboxRow)
   const written = await client.query({ name: 'outbox.append', text: appendSql, values: [JSON.stringify(rows), now, new Date(now).toISOString()] })
   return (written.rowCount ?? 0) > 0
 }

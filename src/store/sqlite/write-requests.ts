@@ -49,23 +49,17 @@ export function prepareWriteRequests (db: Database.Database, outbox: ReturnType<
     }
     return { outcome, recorded: true, enqueued: outbox.record(change, now, subscribed) }
   }
-  // A nested better-sqlite3 transaction is a savepoint: throwing rolls back to it.
-  const applyAll = db.transaction((operations: PlantOperation[], trace: string | undefined, now: number, subscribed: boolean) => {
+  const applyInOrder = (operations: PlantOperation[], trace: string | undefined, now: number, subscribed: boolean) => {
     const applied: Applied[] = []
     for (const operation of operations) {
       applied.push(apply(operation, trace, now, subscribed))
       if (failed(applied.at(-1)!.outcome)) throw new RolledBack(applied.map(({ outcome }) => outcome))
     }
     return applied
-  })
-
-  // One operation needs no savepoint: it is refused, if it is, before it writes anything (as PUT and DELETE are).
-  const applyEach = (operations: PlantOperation[], trace: string | undefined, now: number, subscribed: boolean): Applied[] => {
-    if (operations.length !== 1) return applyAll(operations, trace, now, subscribed)
-    const applied = apply(operations[0]!, trace, now, subscribed)
-    if (failed(applied.outcome)) throw new RolledBack([applied.outcome])
-    return [applied]
   }
+  // A nested better-sqlite3 transaction is a savepoint: throwing rolls back to it. One operation needs
+  // none: it is refused, if it is, before it writes anything (as PUT and DELETE are).
+  const applyAll = db.transaction(applyInOrder)
 
   const write = (request: WriteRequest, now: number, subscribed: boolean): WriteResponse => {
     const { key } = request
@@ -74,7 +68,7 @@ export function prepareWriteRequests (db: Database.Database, outbox: ReturnType<
     let applied: Applied[] = []
     let outcomes: OperationOutcome[]
     try {
-      applied = applyEach(request.operations, request.trace, now, subscribed)
+      applied = (request.operations.length === 1 ? applyInOrder : applyAll)(request.operations, request.trace, now, subscribed)
       outcomes = applied.map(({ outcome }) => outcome)
     } catch (error) {
       if (!(error instanceof RolledBack)) throw error
