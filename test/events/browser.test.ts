@@ -50,6 +50,9 @@ test('a browser\'s EventSource with a ticket follows the store, and resumes afte
     ['3', 'plant.created', '{"name":"While away","id":3}'],
     ['4', 'plant.deleted', '{"id":2}']
   ])
-  assert.equal(await page.evaluate(() => (globalThis as unknown as { opened: number[] }).opened.length), 2, 'it reconnected once')
+  // At least once: a reconnection that reaches the old server while it drains is answered with only
+  // `retry:` (docs/events.md) and opens once more, which the browser then follows to the new one.
+  const opened = await page.evaluate(() => (globalThis as unknown as { opened: number[] }).opened.length)
+  assert.ok(opened >= 2, `it reconnected: ${opened} opens`)
   assert.deepEqual(errors, [])
 })
