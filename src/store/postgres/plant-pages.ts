@@ -1,7 +1,9 @@
+import { LRUCache } from 'lru-cache'
 import { plantOfRow } from '../../contract/plant.js'
 import type { PlantRow } from '../../contract/plant.js'
 import { listSql } from '../plant-list-sql.js'
-import type { SearchSql } from '../plant-list-sql.js'
+import { prefixEnd } from '../plant-list-sql.js'
+import type { Bind, SearchSql } from '../plant-list-sql.js'
 import { isPlainList, keysetStart } from '../store.js'
 import type { PlantPage, PlantQuery } from '../store.js'
 import type { PostgresDatabase } from './database.js'
@@ -9,17 +11,70 @@ import { LOG_POSITION_SQL } from './outbox.js'
 
 const POSITION_SQL = `SELECT (${LOG_POSITION_SQL}) AS position`
 
+/** How many characters of a word the prefix table holds (migration 019). */
+const INDEXED_PREFIX = 3
+
+/** The words as names are folded (plant_search_text, a migration): a prefix query, null when none is left. */
+const wordsQuery = (bind: Bind, words: string[]) =>
+  `to_tsquery('simple', nullif(regexp_replace(btrim(plant_search_text(${bind(words.join(' '))})), ' +', ':* & ', 'g'), '') || ':*')`
+
 /**
- * The words folded as names are (plant_search_text, a migration), each a prefix, against the stored
- * tsvector's GIN index. The query is built from the parameter in the statement itself, so a custom plan
- * sees it as a constant and estimates it. Words the folding erases (² or ʼ) are left out, as they are
- * from names; when none is left the query is null and matches nothing, where ':*' alone was a syntax error.
+ * A name search with `lexemes`, q's words as the stored tsvector holds them (searchLexemes): each plant
+ * whose words start with every lexeme has a row in plant_search_prefixes for each lexeme's first three
+ * characters, so those rows find the candidates and the tsvector checks each against the whole words.
+ * In id order one prefix's rows (the longest lexeme's) drive the page in id order through their primary
+ * key, merged with each other prefix's rows before any plant is read; the page stops at its limit. The
+ * plant is read in a LATERAL subquery kept apart from the join (OFFSET 0): PostgreSQL, estimating the
+ * tsvector check far too selective, otherwise joined every candidate and sorted them.
+ * In name order, and for a lexeme under three characters, the prefixes are conditions on id.
+ * Words the folding erases (² or ʼ) are left out, as they are from names; when none is left nothing
+ * matches.
  */
-export const searchSql: SearchSql = (words) => ({
-  from: () => 'plants',
-  where: (bind) => `search @@ to_tsquery('simple', nullif(regexp_replace(btrim(plant_search_text(${bind(words.join(' '))})), ' +', ':* & ', 'g'), '') || ':*')`,
-  key: 'id'
-})
+export const searchSql = (lexemes: string[]): SearchSql => (words, inIdOrder) => {
+  const prefixOf = (lexeme: string) => [...lexeme].slice(0, INDEXED_PREFIX).join('')
+  const long = lexemes.filter((lexeme) => [...lexeme].length >= INDEXED_PREFIX).sort((a, b) => [...b].length - [...a].length)
+  const keys = [...new Set(long.map(prefixOf))]
+  const short = lexemes.filter((lexeme) => [...lexeme].length < INDEXED_PREFIX)
+  const ranges = (bind: Bind) => short.map((lexeme) => {
+    const end = prefixEnd(lexeme)
+    return `id IN (SELECT id FROM plant_search_prefixes WHERE prefix >= ${bind(lexeme)}${end === undefined ? '' : ` AND prefix < ${bind(end)}`})`
+  })
+  if (inIdOrder && keys.length > 0) {
+    const [driver, ...others] = keys
+    return {
+      from: (bind) => [
+        `(SELECT id AS hit FROM plant_search_prefixes WHERE prefix = ${bind(driver!)}) hits`,
+        ...others.map((key, i) => `JOIN (SELECT id AS also${i} FROM plant_search_prefixes WHERE prefix = ${bind(key)}) prefix${i} ON also${i} = hit`),
+        'CROSS JOIN LATERAL (SELECT id, name, tag, search FROM plants WHERE plants.id = hits.hit OFFSET 0) plants'
+      ].join('\n        '),
+      where: (bind) => [...ranges(bind), `search @@ ${wordsQuery(bind, words)}`].join(' AND '),
+      key: 'hit'
+    }
+  }
+  return {
+    from: () => 'plants',
+    where: (bind) => [
+      ...keys.map((key) => `id IN (SELECT id FROM plant_search_prefixes WHERE prefix = ${bind(key)})`),
+      ...ranges(bind),
+      `search @@ ${wordsQuery(bind, words)}`
+    ].join(' AND '),
+    key: 'id'
+  }
+}
+
+/** q's words as the stored tsvector holds them: PostgreSQL folds them as it folds names. Immutable, so kept. */
+const lexemesOf = new LRUCache<string, string[]>({ max: 1000 })
+
+async function searchLexemes (db: PostgresDatabase, words: string[]): Promise<string[]> {
+  const text = words.join(' ')
+  let lexemes = lexemesOf.get(text)
+  if (lexemes === undefined) {
+    const [row] = await db.query<{ lexemes: string[] }>('SELECT tsvector_to_array(to_tsvector(\'simple\', plant_search_text($1))) AS lexemes', [text], 'plants.search-lexemes')
+    lexemes = row!.lexemes
+    lexemesOf.set(text, lexemes)
+  }
+  return lexemes
+}
 
 // The table's row count from PostgreSQL's statistics, when it has any (-1 before the first ANALYZE).
 const ESTIMATED_TOTAL_SQL = `(SELECT CASE WHEN c.reltuples >= 0 THEN c.reltuples::bigint ELSE (SELECT count(*) FROM plants) END
@@ -49,13 +104,14 @@ export async function listPlants (db: PostgresDatabase, query: PlantQuery): Prom
  */
 async function page (db: PostgresDatabase, query: PlantQuery): Promise<PlantPage> {
   const params: string[] = []
-  const sql = listSql(query, (value) => `$${params.push(String(value))}`, searchSql)
+  const lexemes = query.search === undefined ? [] : await searchLexemes(db, query.search)
+  const sql = listSql(query, (value) => `$${params.push(String(value))}`, searchSql(lexemes))
   const total = query.count === undefined ? 'NULL::bigint' : query.count === 'estimated' && sql.matching === 'true' ? ESTIMATED_TOTAL_SQL : `(SELECT count(*) FROM ${sql.from} WHERE ${sql.matching})`
   const limit = `$${params.push(String(sql.possible ? query.limit : 0))}`
   const rows = await db.query<PositionedRow & { total: bigint | null }>(`SELECT pos.position, pos.total, p.* FROM (
       SELECT (${LOG_POSITION_SQL}) AS position, ${total} AS total) pos LEFT JOIN LATERAL (
       SELECT id, name, tag FROM ${sql.from} WHERE ${sql.where} ORDER BY ${sql.order} LIMIT ${limit}) p ON true
-    ORDER BY ${sql.order.replace(/\b(name|id)\b/g, 'p.$1')}`, params)
+    ORDER BY ${sql.order.replace(/\b(name|id|hit)\b/g, (column) => column === 'name' ? 'p.name' : 'p.id')}`, params)
   const { position, total: counted } = rows[0]!
   return {
     plants: rows.filter((row) => row.id !== null).map((row) => plantOfRow(row as PlantRow)),
