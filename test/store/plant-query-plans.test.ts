@@ -29,7 +29,7 @@ const SHAPES: Array<[string, PlantQuery]> = [
   ['q, one word with a filter, in name order', { limit: 101, search: ['fer'], filter: parseFilter('tag = "tropical"'), order: 'name' }]
 ]
 
-/** Searches in id order: the search index yields its matches in id order and drives the page (SQLite). */
+/** Searches in id order: the search index yields its matches in id order and drives the page. */
 const DRIVEN_BY_SEARCH = new Set(['q, two words', 'q, two words, next page', 'q, one word with a filter, id order desc'])
 
 /** Shapes whose index gives the page's order on SQLite too: no plant of the range is sorted. */
@@ -72,5 +72,6 @@ test('PostgreSQL: every shape of page has an index plan without a sort (sequenti
     const { rows } = await client.query(`EXPLAIN ${pageSql(query, (value) => `$${params.push(String(value))}`, postgresSearch(query.search ?? []))}`, params)
     const plan = rows.map((row: Record<string, string>) => row['QUERY PLAN']).join('\n')
     assert.ok(!/Seq Scan|Sort/.test(plan), `${shape}:\n${plan}`)
+    if (DRIVEN_BY_SEARCH.has(shape)) assert.match(plan, /Limit[\s\S]*Index Only Scan( Backward)? using plant_search_prefixes_pkey/, `${shape}: one prefix's rows drive the page:\n${plan}`)
   }
 })
