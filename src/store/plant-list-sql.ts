@@ -35,7 +35,7 @@ export function prefixEnd (prefix: string): string | undefined {
 }
 
 /** A range on an indexed column for a prefix: `column >= prefix AND column < its end`. */
-function prefixSql (column: string, prefix: string, bind: Bind): string {
+export function prefixSql (column: string, prefix: string, bind: Bind): string {
   const end = prefixEnd(prefix)
   return end === undefined ? `${column} >= ${bind(prefix)}` : `(${column} >= ${bind(prefix)} AND ${column} < ${bind(end)})`
 }

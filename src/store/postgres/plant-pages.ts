@@ -1,8 +1,7 @@
 import { LRUCache } from 'lru-cache'
 import { plantOfRow } from '../../contract/plant.js'
 import type { PlantRow } from '../../contract/plant.js'
-import { listSql } from '../plant-list-sql.js'
-import { prefixEnd } from '../plant-list-sql.js'
+import { listSql, prefixSql } from '../plant-list-sql.js'
 import type { Bind, SearchSql } from '../plant-list-sql.js'
 import { isPlainList, keysetStart } from '../store.js'
 import type { PlantPage, PlantQuery } from '../store.js'
@@ -31,14 +30,14 @@ const wordsQuery = (bind: Bind, words: string[]) =>
  * matches.
  */
 export const searchSql = (lexemes: string[]): SearchSql => (words, inIdOrder) => {
-  const prefixOf = (lexeme: string) => [...lexeme].slice(0, INDEXED_PREFIX).join('')
-  const long = lexemes.filter((lexeme) => [...lexeme].length >= INDEXED_PREFIX).sort((a, b) => [...b].length - [...a].length)
-  const keys = [...new Set(long.map(prefixOf))]
-  const short = lexemes.filter((lexeme) => [...lexeme].length < INDEXED_PREFIX)
-  const ranges = (bind: Bind) => short.map((lexeme) => {
-    const end = prefixEnd(lexeme)
-    return `id IN (SELECT id FROM plant_search_prefixes WHERE prefix >= ${bind(lexeme)}${end === undefined ? '' : ` AND prefix < ${bind(end)}`})`
-  })
+  const characters = lexemes.map((lexeme) => [...lexeme]).sort((a, b) => b.length - a.length)
+  const keys = [...new Set(characters.filter((c) => c.length >= INDEXED_PREFIX).map((c) => c.slice(0, INDEXED_PREFIX).join('')))]
+  const short = characters.filter((c) => c.length < INDEXED_PREFIX).map((c) => c.join(''))
+  // Each short lexeme's range of prefixes, then the whole words against the tsvector.
+  const checks = (bind: Bind) => [
+    ...short.map((lexeme) => `id IN (SELECT id FROM plant_search_prefixes WHERE ${prefixSql('prefix', lexeme, bind)})`),
+    `search @@ ${wordsQuery(bind, words)}`
+  ]
   if (inIdOrder && keys.length > 0) {
     const [driver, ...others] = keys
     return {
@@ -47,17 +46,13 @@ export const searchSql = (lexemes: string[]): SearchSql => (words, inIdOrder) =>
         ...others.map((key, i) => `JOIN (SELECT id AS also${i} FROM plant_search_prefixes WHERE prefix = ${bind(key)}) prefix${i} ON also${i} = hit`),
         'CROSS JOIN LATERAL (SELECT id, name, tag, search FROM plants WHERE plants.id = hits.hit OFFSET 0) plants'
       ].join('\n        '),
-      where: (bind) => [...ranges(bind), `search @@ ${wordsQuery(bind, words)}`].join(' AND '),
+      where: (bind) => checks(bind).join(' AND '),
       key: 'hit'
     }
   }
   return {
     from: () => 'plants',
-    where: (bind) => [
-      ...keys.map((key) => `id IN (SELECT id FROM plant_search_prefixes WHERE prefix = ${bind(key)})`),
-      ...ranges(bind),
-      `search @@ ${wordsQuery(bind, words)}`
-    ].join(' AND '),
+    where: (bind) => [...keys.map((key) => `id IN (SELECT id FROM plant_search_prefixes WHERE prefix = ${bind(key)})`), ...checks(bind)].join(' AND '),
     key: 'id'
   }
 }
