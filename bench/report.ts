@@ -1,8 +1,11 @@
 import { cpus, totalmem } from 'node:os'
 import { CREATE } from './scenarios.js'
 import { writeResults } from './results.js'
-import { baselineName, POSTGRES, SQLITE, TRACED } from './servers.js'
+import { baselineName, POSTGRES, PRISM, SQLITE, TRACED } from './servers.js'
 import type { Scenario } from './scenarios.js'
+
+/** The scenarios whose ratios to another build are targets: bench/README.md's table. */
+const README_SCENARIOS = [CREATE, 'GET /plants/{id}', 'GET /plants?limit=100']
 
 /** One measured run: one scenario on one server in one round. */
 export interface Row {
@@ -32,6 +35,8 @@ interface Settings {
   durationSeconds: number
   ceiling: string
   scenarios: Scenario[]
+  /** What --baseline named (its commit, when it is a git checkout), for the table's header. */
+  baseline: string | undefined
 }
 
 export function median (values: number[]): number {
@@ -97,7 +102,10 @@ export function report (rows: Row[], feedRuns: FeedRun[], settings: Settings) {
     return base.length === 0 ? '–' : `**${round2(median(perRound(rows0(scenario, server), base)))}**`
   }
   const header = '| scenario | server | req/s | ÷ ceiling | ÷ reference | p50 ms | p99 ms | non-2xx | errors | server CPU s | peak RSS MiB |\n|---|---|---|---|---|---|---|---|---|---|---|\n'
-  const table = header + summary.map((r) => `| ${r.scenario} | ${r.server} | ${r.requestsPerSecond} | ${r.ratioToCeiling} | ${toReference(r.scenario, r.server)} | ${r.p50Ms} | ${r.p99Ms} | ${r.non2xx} | ${r.errors} | ${r.cpuSeconds} | ${r.peakRssMiB} |`).join('\n')
+  const line = (r: typeof summary[number]) => `| ${r.scenario} | ${r.server} | ${r.requestsPerSecond} | ${r.ratioToCeiling} | ${toReference(r.scenario, r.server)} | ${r.p50Ms} | ${r.p99Ms} | ${r.non2xx} | ${r.errors} | ${r.cpuSeconds} | ${r.peakRssMiB} |`
+  const table = header + summary.map(line).join('\n')
+  // bench/README.md shows the scenarios with targets against another build, without Prism; the rest is in results/bench.md.
+  const shortTable = header + summary.filter((r) => README_SCENARIOS.includes(r.scenario) && r.server !== PRISM).map(line).join('\n')
   const withSubscriber = summary.filter((r) => 'deliveredWithin5s' in r) as Array<Record<string, unknown>>
   const webhooks = withSubscriber.length === 0
     ? ''
@@ -114,9 +122,11 @@ export function report (rows: Row[], feedRuns: FeedRun[], settings: Settings) {
   const markdown = `${settings.connections} connections, ${settings.durationSeconds} s per run after ${settings.warmupSeconds} s warm-up, ` +
     `median of ${settings.rounds} interleaved round${settings.rounds === 1 ? '' : 's'}${settings.quick ? ' (--quick)' : ''}; ` +
     `${new Date().toISOString().slice(0, 10)} on ${machine}. Ratios are the medians of the rounds' ratios; a row's reference is ` +
-    'the same server with traces off (traced, sent over OTLP/HTTP to a process that drops them), or the --baseline build on its store.\n\n' +
+    'the same server with traces off (traced, sent over OTLP/HTTP to a process that drops them), or the --baseline build' +
+    `${settings.baseline === undefined ? '' : ` (${settings.baseline})`} on its store.\n\n` +
     `${table}${webhooks}${streams}${feed}\n`
-  if (!settings.quick) writeResults(settings.partial ? 'bench-partial' : 'bench', markdown)
+  const readme = `${markdown.slice(0, markdown.indexOf('\n\n') + 2)}${shortTable}\n\nEvery scenario, and creates beside a webhook subscriber, beside 20 streams and the live feed: [results/bench.md](results/bench.md).\n`
+  if (!settings.quick) writeResults(settings.partial ? 'bench-partial' : 'bench', markdown, readme)
   process.stdout.write(markdown)
 }
 

@@ -20,7 +20,7 @@ import type { FeedRun, Row } from './report.js'
 import { scenarios } from './scenarios.js'
 import type { Scenario } from './scenarios.js'
 import { measureStreams } from './streams.js'
-import { baselineName, CEILING, POSTGRES, PRISM, SQLITE, startBaseline, startCeiling, startPlantstorePostgres, startPlantstoreSqlite, startPlantstoreTraced, startPrism, TRACED } from './servers.js'
+import { baselineLabel, baselineName, CEILING, POSTGRES, PRISM, SQLITE, startBaseline, startCeiling, startPlantstorePostgres, startPlantstoreSqlite, startPlantstoreTraced, startPrism, TRACED } from './servers.js'
 import type { BenchServer } from './servers.js'
 
 type Starter = [name: string, start: () => Promise<BenchServer>]
@@ -118,7 +118,7 @@ async function main () {
   } finally {
     for (const server of servers) await server.stop()
   }
-  report(rows, feedRuns, { quick, partial: flags.only !== undefined || flags.servers !== undefined, rounds, connections, warmupSeconds, durationSeconds, ceiling: servers[0]!.name, scenarios: chosen })
+  report(rows, feedRuns, { quick, partial: flags.only !== undefined || flags.servers !== undefined, rounds, connections, warmupSeconds, durationSeconds, ceiling: servers[0]!.name, scenarios: chosen, baseline: baselineLabel(flags.baseline) })
 }
 
 await main()

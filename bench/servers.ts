@@ -131,6 +131,16 @@ export async function startPlantstorePostgres (env: NodeJS.ProcessEnv = process.
 /** The names of a baseline build's servers (--baseline): what this build is measured against. */
 export const baselineName = (store: 'SQLite' | 'PostgreSQL') => `baseline, ${store}`
 
+/** How the table names a baseline build: its commit when the folder is a git checkout, else the folder. */
+export function baselineLabel (build: string | undefined): string | undefined {
+  if (build === undefined) return undefined
+  try {
+    return execFileSync('git', ['-C', build, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
+  } catch {
+    return build
+  }
+}
+
 /** `plantstore serve` of another built checkout (its dist/), on GET and create only. */
 export async function startBaseline (build: string, store: 'SQLite' | 'PostgreSQL'): Promise<BenchServer> {
   const server = store === 'SQLite'
