@@ -4,9 +4,6 @@ import { writeResults } from './results.js'
 import { baselineName, POSTGRES, PRISM, SQLITE, TRACED } from './servers.js'
 import type { Scenario } from './scenarios.js'
 
-/** The scenarios whose ratios to another build are targets: bench/README.md's table. */
-const README_SCENARIOS = [CREATE, 'GET /plants/{id}', 'GET /plants?limit=100']
-
 /** One measured run: one scenario on one server in one round. */
 export interface Row {
   round: number
@@ -104,8 +101,9 @@ export function report (rows: Row[], feedRuns: FeedRun[], settings: Settings) {
   const header = '| scenario | server | req/s | ÷ ceiling | ÷ reference | p50 ms | p99 ms | non-2xx | errors | server CPU s | peak RSS MiB |\n|---|---|---|---|---|---|---|---|---|---|---|\n'
   const line = (r: typeof summary[number]) => `| ${r.scenario} | ${r.server} | ${r.requestsPerSecond} | ${r.ratioToCeiling} | ${toReference(r.scenario, r.server)} | ${r.p50Ms} | ${r.p99Ms} | ${r.non2xx} | ${r.errors} | ${r.cpuSeconds} | ${r.peakRssMiB} |`
   const table = header + summary.map(line).join('\n')
-  // bench/README.md shows the scenarios with targets against another build, without Prism; the rest is in results/bench.md.
-  const shortTable = header + summary.filter((r) => README_SCENARIOS.includes(r.scenario) && r.server !== PRISM).map(line).join('\n')
+  // bench/README.md shows the summarised scenarios, without Prism; the rest is in results/bench.md.
+  const summarised = new Set(settings.scenarios.filter((s) => s.summarised === true).map((s) => s.name))
+  const shortTable = header + summary.filter((r) => summarised.has(r.scenario) && r.server !== PRISM).map(line).join('\n')
   const withSubscriber = summary.filter((r) => 'deliveredWithin5s' in r) as Array<Record<string, unknown>>
   const webhooks = withSubscriber.length === 0
     ? ''
@@ -119,13 +117,13 @@ export function report (rows: Row[], feedRuns: FeedRun[], settings: Settings) {
       '| server | creates/s | ÷ creates without | p99 ms | every stream complete | out of order | stream lag p99 ms |\n|---|---|---|---|---|---|---|\n' +
       withStreams.map((r) => `| ${r.server} | ${r.requestsPerSecond} | ${r.ratioToOwnCreate} | ${r.p99Ms} | ${r.streamsComplete} | ${r.streamOutOfOrder} | ${r.streamLagP99Ms} |`).join('\n')
   const feed = feedTable(feedRuns)
-  const markdown = `${settings.connections} connections, ${settings.durationSeconds} s per run after ${settings.warmupSeconds} s warm-up, ` +
+  const intro = `${settings.connections} connections, ${settings.durationSeconds} s per run after ${settings.warmupSeconds} s warm-up, ` +
     `median of ${settings.rounds} interleaved round${settings.rounds === 1 ? '' : 's'}${settings.quick ? ' (--quick)' : ''}; ` +
     `${new Date().toISOString().slice(0, 10)} on ${machine}. Ratios are the medians of the rounds' ratios; a row's reference is ` +
     'the same server with traces off (traced, sent over OTLP/HTTP to a process that drops them), or the --baseline build' +
-    `${settings.baseline === undefined ? '' : ` (${settings.baseline})`} on its store.\n\n` +
-    `${table}${webhooks}${streams}${feed}\n`
-  const readme = `${markdown.slice(0, markdown.indexOf('\n\n') + 2)}${shortTable}\n\nEvery scenario, and creates beside a webhook subscriber, beside 20 streams and the live feed: [results/bench.md](results/bench.md).\n`
+    `${settings.baseline === undefined ? '' : ` (${settings.baseline})`} on its store.\n\n`
+  const markdown = `${intro}${table}${webhooks}${streams}${feed}\n`
+  const readme = `${intro}${shortTable}\n\nEvery scenario, and creates beside a webhook subscriber, beside 20 streams and the live feed: [results/bench.md](results/bench.md).\n`
   if (!settings.quick) writeResults(settings.partial ? 'bench-partial' : 'bench', markdown, readme)
   process.stdout.write(markdown)
 }

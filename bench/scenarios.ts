@@ -13,6 +13,8 @@ export interface Scenario {
   name: string
   /** Runs only on servers for which this holds (default: every server not `coreOnly`). */
   runsOn?: (server: BenchServer) => boolean
+  /** Its ratios to another build are targets: bench/README.md's table shows it (results/bench.md shows all). */
+  summarised?: true
   /** The scenario whose ceiling row this one's ratio is taken against (default: its own). */
   ceilingOf?: string
   seed?: (server: BenchServer) => Promise<void>
@@ -70,7 +72,7 @@ async function closeTwenty (run: StreamsRun) {
 }
 
 export const scenarios: Scenario[] = [
-  { name: CREATE, runsOn: () => true, requests: () => [createRequest()] },
+  { name: CREATE, runsOn: () => true, summarised: true, requests: () => [createRequest()] },
   {
     name: 'create, one webhook subscriber',
     runsOn: (server) => server.database !== undefined,
@@ -93,6 +95,7 @@ export const scenarios: Scenario[] = [
   {
     name: 'GET /plants/{id}',
     runsOn: () => true,
+    summarised: true,
     seed: seedPlants,
     requests: () => [{
       method: 'GET',
@@ -115,6 +118,7 @@ export const scenarios: Scenario[] = [
   {
     name: 'GET /plants?limit=100',
     runsOn: () => true,
+    summarised: true,
     seed: seedPlants,
     requests: () => [{
       method: 'GET',

@@ -33,17 +33,19 @@ export const searchSql = (lexemes: string[]): SearchSql => (words, inIdOrder) =>
   const characters = lexemes.map((lexeme) => [...lexeme]).sort((a, b) => b.length - a.length)
   const keys = [...new Set(characters.filter((c) => c.length >= INDEXED_PREFIX).map((c) => c.slice(0, INDEXED_PREFIX).join('')))]
   const short = characters.filter((c) => c.length < INDEXED_PREFIX).map((c) => c.join(''))
+  // The plants with a prefix in plant_search_prefixes that meets `condition`, as column `as`.
+  const withPrefix = (condition: string, as = 'id') => `SELECT id AS ${as} FROM plant_search_prefixes WHERE ${condition}`
   // Each short lexeme's range of prefixes, then the whole words against the tsvector.
   const checks = (bind: Bind) => [
-    ...short.map((lexeme) => `id IN (SELECT id FROM plant_search_prefixes WHERE ${prefixSql('prefix', lexeme, bind)})`),
+    ...short.map((lexeme) => `id IN (${withPrefix(prefixSql('prefix', lexeme, bind))})`),
     `search @@ ${wordsQuery(bind, words)}`
   ]
   if (inIdOrder && keys.length > 0) {
     const [driver, ...others] = keys
     return {
       from: (bind) => [
-        `(SELECT id AS hit FROM plant_search_prefixes WHERE prefix = ${bind(driver!)}) hits`,
-        ...others.map((key, i) => `JOIN (SELECT id AS also${i} FROM plant_search_prefixes WHERE prefix = ${bind(key)}) prefix${i} ON also${i} = hit`),
+        `(${withPrefix(`prefix = ${bind(driver!)}`, 'hit')}) hits`,
+        ...others.map((key, i) => `JOIN (${withPrefix(`prefix = ${bind(key)}`, `also${i}`)}) prefix${i} ON also${i} = hit`),
         'CROSS JOIN LATERAL (SELECT id, name, tag, search FROM plants WHERE plants.id = hits.hit OFFSET 0) plants'
       ].join('\n        '),
       where: (bind) => checks(bind).join(' AND '),
@@ -52,7 +54,7 @@ export const searchSql = (lexemes: string[]): SearchSql => (words, inIdOrder) =>
   }
   return {
     from: () => 'plants',
-    where: (bind) => [...keys.map((key) => `id IN (SELECT id FROM plant_search_prefixes WHERE prefix = ${bind(key)})`), ...checks(bind)].join(' AND '),
+    where: (bind) => [...keys.map((key) => `id IN (${withPrefix(`prefix = ${bind(key)}`)})`), ...checks(bind)].join(' AND '),
     key: 'id'
   }
 }
