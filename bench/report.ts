@@ -99,7 +99,8 @@ export function report (rows: Row[], feedRuns: FeedRun[], settings: Settings) {
     return base.length === 0 ? '–' : `**${round2(median(perRound(rows0(scenario, server), base)))}**`
   }
   const header = '| scenario | server | req/s | ÷ ceiling | ÷ reference | p50 ms | p99 ms | non-2xx | errors | server CPU s | peak RSS MiB |\n|---|---|---|---|---|---|---|---|---|---|---|\n'
-  const line = (r: typeof summary[number]) => `| ${r.scenario} | ${r.server} | ${r.requestsPerSecond} | ${r.ratioToCeiling} | ${toReference(r.scenario, r.server)} | ${r.p50Ms} | ${r.p99Ms} | ${r.non2xx} | ${r.errors} | ${r.cpuSeconds} | ${r.peakRssMiB} |`
+  // A run of some scenarios only may have no ceiling row for one: its ratio to the ceiling is left out.
+  const line = (r: typeof summary[number]) => `| ${r.scenario} | ${r.server} | ${r.requestsPerSecond} | ${Number.isNaN(r.ratioToCeiling) ? '–' : r.ratioToCeiling} | ${toReference(r.scenario, r.server)} | ${r.p50Ms} | ${r.p99Ms} | ${r.non2xx} | ${r.errors} | ${r.cpuSeconds} | ${r.peakRssMiB} |`
   const table = header + summary.map(line).join('\n')
   // bench/README.md shows the summarised scenarios, without Prism; the rest is in results/bench.md.
   const summarised = new Set(settings.scenarios.filter((s) => s.summarised === true).map((s) => s.name))

@@ -99,6 +99,9 @@ async function main () {
   const rows: Row[] = []
   const feedRuns: FeedRun[] = []
   const withFeed = flags.only === undefined || flags.only.some((part) => 'live feed'.includes(part))
+  // A run that failed reports its own error: a server that then fails to stop (the traced one, with no
+  // span received) is only printed, so it cannot hide the cause.
+  let failure: { error: unknown } | undefined
   try {
     for (const [, start] of wanted) servers.push(await start())
     for (let round = 1; round <= rounds; round++) {
@@ -115,9 +118,16 @@ async function main () {
         process.stderr.write(`round ${round} · live feed · ${server.name}: ${JSON.stringify(feedRuns.at(-1))}\n`)
       }
     }
-  } finally {
-    for (const server of servers) await server.stop()
+  } catch (error) {
+    failure = { error }
   }
+  const stopFailures: unknown[] = []
+  for (const server of servers) await server.stop({ measured: rows.some((row) => row.server === server.name) }).catch((error: unknown) => stopFailures.push(error))
+  if (failure !== undefined) {
+    for (const error of stopFailures) process.stderr.write(`also, as the servers stopped: ${String(error)}\n`)
+    throw failure.error
+  }
+  if (stopFailures.length > 0) throw stopFailures[0]
   report(rows, feedRuns, { quick, partial: flags.only !== undefined || flags.servers !== undefined, rounds, connections, warmupSeconds, durationSeconds, ceiling: servers[0]!.name, scenarios: chosen, baseline: baselineLabel(flags.baseline) })
 }
 

@@ -1,5 +1,5 @@
 import { ids } from './ids.js'
-import { PRISM } from './servers.js'
+import { CEILING, PRISM, TRACED } from './servers.js'
 import type { BenchServer } from './servers.js'
 import { addSubscriber, removeSubscriber } from './subscriber.js'
 import type { SubscriberRun } from './subscriber.js'
@@ -50,6 +50,16 @@ const createRequest = (): Request => ({
   setupRequest: (request) => ({ ...request, body: `{"id":${ids.next++},"name":"t${Date.now()}","tag":"tropical"}` })
 })
 
+// Names as people give them, in no order: each create lands at a random leaf of the name indexes,
+// where the names of the scenario above, rising with the clock, all land at their right edge. These
+// start with a capital, below its lower-case "t", so that they leave that edge to it. Seeded, so that
+// every run sends the same names.
+const FIRST_WORDS = ['Golden', 'Silver', 'Maple', 'Tiny', 'Bright', 'Wild', 'Red', 'Blue', 'River', 'Stone']
+const SECOND_WORDS = ['fern', 'orchid', 'cactus', 'ivy', 'moss', 'rose', 'lily', 'palm', 'sage', 'thyme']
+let nameSeed = 1
+const nextRandom = () => (nameSeed = (Math.imul(nameSeed, 1103515245) + 12345) >>> 0) >>> 8
+const unorderedName = () => `${FIRST_WORDS[nextRandom() % 10]} ${SECOND_WORDS[nextRandom() % 10]} ${nextRandom() % 1_000_000}`
+
 export const CREATE = 'create (unique ids)'
 export const STREAMS = 'create, 20 open streams'
 
@@ -73,6 +83,12 @@ async function closeTwenty (run: StreamsRun) {
 
 export const scenarios: Scenario[] = [
   { name: CREATE, runsOn: () => true, summarised: true, requests: () => [createRequest()] },
+  {
+    name: 'create (names in no order)',
+    runsOn: (server) => server.name !== CEILING && server.name !== TRACED && server.name !== PRISM,
+    ceilingOf: CREATE,
+    requests: () => [{ method: 'POST', path: '/plants', setupRequest: (request) => ({ ...request, body: `{"id":${ids.next++},"name":"${unorderedName()}","tag":"tropical"}` }) }]
+  },
   {
     name: 'create, one webhook subscriber',
     runsOn: (server) => server.database !== undefined,
