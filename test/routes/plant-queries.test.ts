@@ -42,7 +42,7 @@ function filterFrom (random: () => number, plants: Plant[], depth = 0): string {
   if (field === 'has') return 'tag:*'
   if (field === 'id') return `id ${op} ${plant.id}`
   const value = field === 'name' ? plant.name : plant.tag ?? pick(TAGS)
-  if ((op === '=' || op === '!=') && random() < 0.5) return `${field} ${op} ${quoted([...value].slice(0, 1 + Math.floor(random() * 3)).join(''))}*`.replace(/"\*$/, '*"')
+  if ((op === '=' || op === '!=') && random() < 0.5) return `${field} ${op} ${quoted([...value].slice(0, 1 + Math.floor(random() * 6)).join(''))}*`.replace(/"\*$/, '*"')
   return `${field} ${op} ${quoted(value)}`
 }
 
