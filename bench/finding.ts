@@ -17,6 +17,7 @@ import autocannon from 'autocannon'
 import pg from 'pg'
 import { freshDatabase } from '../test/databases.js'
 import { median } from './report.js'
+import { plantName, seededNumbers } from './plant-names.js'
 import { cli, startPlantstore } from './servers.js'
 import type { BenchServer } from './servers.js'
 import { measureStreams } from './streams.js'
@@ -27,8 +28,6 @@ const rounds = Number(flags.rounds ?? 3)
 const PLANTS = Number(flags.plants ?? 1_000_000)
 const dir = mkdtempSync(join(tmpdir(), 'plantstore-finding-'))
 
-const ADJECTIVES = ['Boston', 'Sword', 'Golden', 'Silver', 'Dwarf', 'Giant', 'Weeping', 'Creeping', 'Climbing', 'Royal', 'Japanese', 'Chinese', 'African', 'Mexican', 'Alpine', 'Desert', 'Swamp', 'Rock', 'Water', 'Snow']
-const NOUNS = ['fern', 'palm', 'ivy', 'fig', 'lily', 'orchid', 'cactus', 'aloe', 'maple', 'pine', 'moss', 'rose', 'daisy', 'tulip', 'sage', 'mint', 'basil', 'thyme', 'laurel', 'yucca']
 // Ten tags, each a tenth of the tagged plants; a third of the plants have none.
 const TAGS = Array.from({ length: 10 }, (_, i) => `tag${i}`)
 
@@ -36,21 +35,13 @@ const TAGS = Array.from({ length: 10 }, (_, i) => `tag${i}`)
 function plantsFile (): string {
   const path = join(dir, 'plants.ndjson')
   const lines: string[] = []
-  // mulberry32, seeded: the same store every run.
-  let state = 12345
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let x = Math.imul(state ^ (state >>> 15), 1 | state)
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x
-    return (x ^ (x >>> 14)) >>> 0
-  }
+  const next = seededNumbers(12345)
   const seen = new Set<bigint>()
   for (let i = 0; i < PLANTS; i++) {
     let id: bigint
     do id = BigInt.asIntN(64, BigInt(next()) << 32n | BigInt(next())); while (seen.has(id))
     seen.add(id)
-    const name = `${ADJECTIVES[next() % ADJECTIVES.length]} ${NOUNS[next() % NOUNS.length]} ${i}`
-    lines.push(`{"id":${id},"name":"${name}"${i % 3 === 0 ? '' : `,"tag":"${TAGS[i % 10]}"`}}`)
+    lines.push(`{"id":${id},"name":"${plantName(next, i)}"${i % 3 === 0 ? '' : `,"tag":"${TAGS[i % 10]}"`}}`)
   }
   writeFileSync(path, lines.join('\n') + '\n')
   return path

@@ -1,4 +1,5 @@
 import { ids } from './ids.js'
+import { plantName, seededNumbers } from './plant-names.js'
 import { CEILING, PRISM, TRACED } from './servers.js'
 import type { BenchServer } from './servers.js'
 import { addSubscriber, removeSubscriber } from './subscriber.js'
@@ -43,22 +44,19 @@ async function seedPlants (server: BenchServer) {
   }
 }
 
-// The name carries the send time, so the webhook receiver can measure the lag from create to delivery.
-const createRequest = (): Request => ({
+// By default the name carries the send time, so the webhook receiver can measure the lag from create
+// to delivery.
+const createRequest = (name = () => `t${Date.now()}`): Request => ({
   method: 'POST',
   path: '/plants',
-  setupRequest: (request) => ({ ...request, body: `{"id":${ids.next++},"name":"t${Date.now()}","tag":"tropical"}` })
+  setupRequest: (request) => ({ ...request, body: `{"id":${ids.next++},"name":"${name()}","tag":"tropical"}` })
 })
 
 // Names as people give them, in no order: each create lands at a random leaf of the name indexes,
-// where the names of the scenario above, rising with the clock, all land at their right edge. These
-// start with a capital, below its lower-case "t", so that they leave that edge to it. Seeded, so that
-// every run sends the same names.
-const FIRST_WORDS = ['Golden', 'Silver', 'Maple', 'Tiny', 'Bright', 'Wild', 'Red', 'Blue', 'River', 'Stone']
-const SECOND_WORDS = ['fern', 'orchid', 'cactus', 'ivy', 'moss', 'rose', 'lily', 'palm', 'sage', 'thyme']
-let nameSeed = 1
-const nextRandom = () => (nameSeed = (Math.imul(nameSeed, 1103515245) + 12345) >>> 0) >>> 8
-const unorderedName = () => `${FIRST_WORDS[nextRandom() % 10]} ${SECOND_WORDS[nextRandom() % 10]} ${nextRandom() % 1_000_000}`
+// where the clock's names, rising, all land at their right edge. These start with a capital, below
+// its lower-case "t", so that they leave that edge to it.
+const nextNumber = seededNumbers(1)
+const unorderedName = () => plantName(nextNumber, nextNumber() % 1_000_000)
 
 export const CREATE = 'create (unique ids)'
 export const STREAMS = 'create, 20 open streams'
@@ -87,7 +85,7 @@ export const scenarios: Scenario[] = [
     name: 'create (names in no order)',
     runsOn: (server) => server.name !== CEILING && server.name !== TRACED && server.name !== PRISM,
     ceilingOf: CREATE,
-    requests: () => [{ method: 'POST', path: '/plants', setupRequest: (request) => ({ ...request, body: `{"id":${ids.next++},"name":"${unorderedName()}","tag":"tropical"}` }) }]
+    requests: () => [createRequest(unorderedName)]
   },
   {
     name: 'create, one webhook subscriber',
