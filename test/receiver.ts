@@ -12,8 +12,8 @@ export interface Receiver {
   close: () => Promise<void>
 }
 
-/** A status at once, a status after a delay, or no answer at all. */
-export type Answer = number | { status: number, afterMs: number } | 'hang'
+/** A status at once, a status after a delay, a status when the test says (a promise), or no answer at all. */
+export type Answer = number | { status: number, afterMs: number } | Promise<number> | 'hang'
 
 export async function startReceiver (
   answer: (request: Received, index: number) => Answer = () => 200, port = 0
@@ -29,6 +29,7 @@ export async function startReceiver (
       const status = answer(request, received.length - 1)
       if (status === 'hang') return
       if (typeof status === 'number') res.writeHead(status).end()
+      else if (status instanceof Promise) void status.then((code) => res.writeHead(code).end())
       else setTimeout(() => res.writeHead(status.status).end(), status.afterMs)
     })
   })

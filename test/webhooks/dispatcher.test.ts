@@ -100,15 +100,29 @@ for (const [db, database] of Object.entries(DATABASES)) {
     })
 
     test('at most --webhook-concurrency deliveries are in flight to one subscriber', async (t) => {
-      const receiver = await startReceiver(() => 'hang')
+      // The receiver holds every request until the test answers it, and counts how many it holds.
+      const held: Array<() => void> = []
+      let holding = 0
+      let most = 0
+      const receiver = await startReceiver(() => {
+        most = Math.max(most, ++holding)
+        return new Promise<number>((resolve) => held.push(() => { holding--; resolve(200) }))
+      })
       t.after(() => receiver.close())
-      const { app, send } = await buildWithToken(t, { database, webhookConcurrency: '2', webhookTimeout: '300ms', webhookRetryBase: '10s' })
+      const { app, send } = await buildWithToken(t, { database, webhookConcurrency: '2', webhookTimeout: '30s', webhookRetryBase: '10s' })
       await app.store.webhooks.addSubscription({ url: receiver.url, secret: generateSecret(), operator: true })
       await app.ready()
       await app.webhooks.refresh()
       for (let id = 1; id <= 6; id++) await send('POST', '/plants', { id, name: 'p' })
-      await new Promise((resolve) => setTimeout(resolve, 200))
-      assert.equal(receiver.received.length, 2, 'two requests reached the hanging receiver, the rest wait')
+      await waitFor(() => receiver.received.length >= 2, 10_000, 'the first two deliveries, held')
+      // Answered one at a time: each answer lets the next delivery in, never a third beside two held.
+      for (let answered = 0; answered < 6; answered++) {
+        await waitFor(() => held.length > 0, 10_000, `delivery ${answered + 1} of 6`)
+        held.shift()!()
+      }
+      await waitFor(async () => (await app.store.webhooks.listDeliveries({ limit: 10 })).filter(({ state }) => state === 'delivered').length === 6, 10_000, 'six deliveries delivered')
+      assert.equal(receiver.received.length, 6, 'each delivered once')
+      assert.equal(most, 2, 'two held at once, never more')
     })
 
     test('an event still undelivered after --webhook-give-up-after is given up', async (t) => {
