@@ -29,7 +29,7 @@ export async function startReceiver (
       const status = answer(request, received.length - 1)
       if (status === 'hang') return
       if (typeof status === 'number') res.writeHead(status).end()
-      else if (status instanceof Promise) void status.then((code) => res.writeHead(code).end())
+      else if (status instanceof Promise) status.then((code) => res.writeHead(code).end(), () => res.destroy())
       else setTimeout(() => res.writeHead(status.status).end(), status.afterMs)
     })
   })
