@@ -16,7 +16,7 @@ import { join } from 'node:path'
 import { freshDatabase } from '../test/databases.js'
 import { median } from './report.js'
 import { rssMiB } from './process-stats.js'
-import { cli } from './servers.js'
+import { cli, NODE_FLAGS } from './servers.js'
 import { writeResults } from './results.js'
 
 const quick = process.argv.includes('--quick')
@@ -29,7 +29,7 @@ function timed (args: string[], output?: string): Promise<{ seconds: number, pea
   return new Promise((resolve, reject) => {
     const started = performance.now()
     const quiet = ['import', 'export', 'copy', 'backup'].includes(args[0]!) ? ['--quiet'] : []
-    const child = spawn(process.execPath, ['--max-semi-space-size=8', cli, ...args, ...quiet], { stdio: ['ignore', output === undefined ? 'ignore' : 'pipe', 'inherit'] })
+    const child = spawn(process.execPath, [...NODE_FLAGS, cli, ...args, ...quiet], { stdio: ['ignore', output === undefined ? 'ignore' : 'pipe', 'inherit'] })
     if (output !== undefined) child.stdout!.resume()
     let peak = 0
     const sampler = setInterval(() => { try { peak = Math.max(peak, rssMiB(child.pid!)) } catch {} }, 20)

@@ -1,6 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -68,8 +68,11 @@ export async function startCeiling (): Promise<BenchServer> {
   return { name: CEILING, token: 'none', ...started }
 }
 
-// As `npm start` and the `plantstore` executable run it (see src/cli/main.ts's first line).
-const NODE_FLAGS = ['--max-semi-space-size=8']
+/**
+ * The Node flags on the first line of this build's `plantstore` executable (bin/plantstore.js), so
+ * that every server, a baseline's too, runs as the executable runs it: builds differ by their code.
+ */
+export const NODE_FLAGS = readFileSync(join(root, 'bin/plantstore.js'), 'utf8').split('\n', 1)[0]!.split(/\s+/).filter((word) => word.startsWith('--'))
 
 let tokens = 0
 

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=8
+#!/usr/bin/env -S node --max-semi-space-size=8 --no-allocation-site-pretenuring
 // The executable's entry: plain JavaScript that any Node parses, so that an unsupported Node is told so in
 // one line before the SQLite addon, built for another Node, is loaded and crashes the process.
 const major = Number(process.versions.node.split('.')[0])
