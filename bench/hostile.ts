@@ -14,7 +14,7 @@ import autocannon from 'autocannon'
 import { freshDatabase } from '../test/databases.js'
 import { attackFrom, percentile, probe } from '../test/clients.js'
 import { median } from './report.js'
-import { cli, startProcess } from './servers.js'
+import { cli, NODE_FLAGS, startProcess } from './servers.js'
 import { writeResults } from './results.js'
 
 // --tickets-only: the last figure alone (the noisiest), for more rounds in the same time.
@@ -35,7 +35,7 @@ async function serve (name: string, database: string): Promise<Served> {
   writeFileSync(file, Array.from({ length: REPLAYED }, (_, i) => `{"id":${i + 1},"name":"Fern ${i + 1}"}\n`).join(''))
   plantstore(database, 'import', file, '--notify', '--quiet')
   rmSync(file)
-  const started = await startProcess(name, [cli, 'serve', '--database', database], '/healthz', '--port')
+  const started = await startProcess(name, [...NODE_FLAGS, cli, 'serve', '--database', database], '/healthz', '--port')
   return { name, database, admin, ...started, port: Number(new URL(started.url).port) }
 }
 
