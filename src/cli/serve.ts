@@ -18,7 +18,7 @@ export function registerServe (program: Command) {
       const config = loadConfig(raw)
       if (config.workers > 1 && cluster.isPrimary) return runPrimary(config.workers)
       // Traces only when the OTEL_* settings ask, and started before the store's drivers load.
-      const tracing = tracesRequested() ? await startTracing() : undefined
+      const tracing = tracesRequested() ? await startTracing({ postgres: config.database.kind === 'postgres' }) : undefined
       // The server (Fastify and everything it loads) only for this command: the others start in a blink.
       const [{ buildApp }, { listen }] = await Promise.all([import('../http/app.js'), import('../http/server.js')])
       const app = await buildApp(config, { tracing })

@@ -2,7 +2,6 @@ import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags } fr
 import type { Link, SpanContext, Tracer } from '@opentelemetry/api'
 import { NodeSDK } from '@opentelemetry/sdk-node'
 import { ParentBasedSampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace'
-import { PgInstrumentation } from '@opentelemetry/instrumentation-pg'
 import { requestSpans } from './request-spans.js'
 import { setTraceOrigin } from '../lib/trace-context.js'
 import type { SpanOptions, Spans } from '../lib/trace-context.js'
@@ -80,19 +79,20 @@ export function samplerRatioOf (arg: string | undefined): number {
  * The OpenTelemetry SDK, configured by the standard OTEL_* variables (exporter and its endpoint,
  * batching, sampler, resource), with two defaults of ours where they say nothing: the sampler is
  * `parentbased_traceidratio` and the service is named `plantstore`. Requests are traced by
- * request-spans.ts (one span each), PostgreSQL queries by the pg instrumentation, store calls by
- * metrics.ts's timed store, deliveries and stream fan-out through `spans`. Changes are stored with
- * the traceparent active when the store is called. The webhook dispatcher's thread starts its own
- * (see `module`).
+ * request-spans.ts (one span each), PostgreSQL queries by the pg instrumentation (loaded only for a
+ * PostgreSQL store: its hooks cost every request something, even where pg never loads), store calls
+ * by timed-store.ts, deliveries and stream fan-out through `spans`. Changes are stored with the
+ * traceparent active when the store is called. The webhook dispatcher's thread starts its own (see
+ * `module`).
  */
-export function startOtel (env: NodeJS.ProcessEnv = process.env) {
+export async function startOtel ({ postgres }: { postgres: boolean }, env: NodeJS.ProcessEnv = process.env) {
   const named = env.OTEL_SERVICE_NAME !== undefined || /(^|,)\s*service\.name\s*=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '')
   const sdk = new NodeSDK({
     ...(!named && { serviceName: 'plantstore' }),
     ...(env.OTEL_TRACES_SAMPLER === undefined && {
       sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(samplerRatioOf(env.OTEL_TRACES_SAMPLER_ARG)) })
     }),
-    instrumentations: [new PgInstrumentation({ requireParentSpan: true })],
+    instrumentations: postgres ? [new (await import('@opentelemetry/instrumentation-pg')).PgInstrumentation({ requireParentSpan: true })] : [],
     // Traces only: the service has its own Prometheus metrics, and its logs go to stdout.
     metricReaders: [],
     logRecordProcessors: []

@@ -25,8 +25,8 @@ export function tracesRequested (env: NodeJS.ProcessEnv = process.env): boolean 
 }
 
 /** Loads and starts the OpenTelemetry SDK (otel.ts); call before the store's drivers are loaded, so pg is instrumented. */
-export async function startTracing (): Promise<Tracing> {
-  return (await import('./otel.js')).startOtel()
+export async function startTracing (store: { postgres: boolean }): Promise<Tracing> {
+  return (await import('./otel.js')).startOtel(store)
 }
 
 /**

@@ -95,6 +95,7 @@ for (const [name, database] of Object.entries(databases)) {
       t.after(() => collector.close())
       const loaded = await exercise(await database(), tracesTo(collector.url))
       assert.ok(loaded.some((line) => line.includes('@opentelemetry/sdk-node')), 'the SDK is loaded when asked for')
+      assert.equal(loaded.some((line) => line.includes('@opentelemetry/instrumentation-pg')), name === 'postgres', 'pg\'s instrumentation only where pg is')
       assert.deepEqual([...collector.services], ['plantstore'], 'the service is named plantstore unless OTEL_SERVICE_NAME says otherwise')
       const byId = new Map(collector.spans.map((span) => [span.spanId, span]))
       const get = collector.spans.find((span) => span.name === 'store plants.get')

@@ -40,7 +40,7 @@ function sendMetrics () {
 // flushes it when it stops.
 const tracing = tracingModule === undefined
   ? undefined
-  : (await import(tracingModule) as { startOtel: () => { spans: Spans, shutdown: () => Promise<void> } }).startOtel()
+  : await (await import(tracingModule) as { startOtel: (store: { postgres: boolean }) => Promise<{ spans: Spans, shutdown: () => Promise<void> }> }).startOtel({ postgres: database.kind === 'postgres' })
 /** The main thread's wakes seen: it heeds a list of lanes taking deliveries only once that list has seen its latest. */
 let wakes = 0
 const store = await openWebhookStore(database, writerPort)
