@@ -170,16 +170,18 @@ for (const [name, database] of Object.entries(DATABASES)) {
         assert.equal(res.statusCode, 200, res.body)
         finished.push(label)
       }
-      const batch = (first: number) => ({ operations: Array.from({ length: 1000 }, (_, i) => ({ method: 'POST', path: '/plants', body: { id: first + i, name: `plant ${first + i}` } })) })
+      const batch = (first: number, length = 1000) => ({ operations: Array.from({ length }, (_, i) => ({ method: 'POST', path: '/plants', body: { id: first + i, name: `plant ${first + i}` } })) })
       const herBatches = Array.from({ length: 16 }, (_, i) => post(hers, '/batch', batch(i * 1000), `hers ${i}`))
       const hisCreate = post(his, '/plants', { id: -1, name: 'his' }, 'his create')
-      const hisBatch = post(his, '/batch', batch(100_000), 'his batch')
+      // His batch is short, so that it ends soon after its turn comes: as long as hers, it could share the
+      // database with those of hers that start after it and end after them on a busy machine.
+      const hisBatch = post(his, '/batch', batch(100_000, 10), 'his batch')
       await Promise.all([...herBatches, hisCreate, hisBatch])
       // In arrival order both would come after all 16 of hers.
       assert.ok(finished.indexOf('his create') < finished.length / 2, `his create went ahead: ${finished.join(', ')}`)
       assert.ok(finished.indexOf('his batch') < finished.length / 2, `his batch took its turn: ${finished.join(', ')}`)
       const count = await app.inject({ method: 'GET', url: '/plants?limit=1&count=exact&filter=id%3E%3D0', headers: { authorization: `Bearer ${hers}` } })
-      assert.equal(count.headers['x-total-count'], '17000')
+      assert.equal(count.headers['x-total-count'], '16010')
     })
   })
 }
