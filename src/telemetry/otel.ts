@@ -87,12 +87,13 @@ export function samplerRatioOf (arg: string | undefined): number {
  */
 export async function startOtel ({ postgres }: { postgres: boolean }, env: NodeJS.ProcessEnv = process.env) {
   const named = env.OTEL_SERVICE_NAME !== undefined || /(^|,)\s*service\.name\s*=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '')
+  const instrumentations = postgres ? [new (await import('@opentelemetry/instrumentation-pg')).PgInstrumentation({ requireParentSpan: true })] : []
   const sdk = new NodeSDK({
     ...(!named && { serviceName: 'plantstore' }),
     ...(env.OTEL_TRACES_SAMPLER === undefined && {
       sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(samplerRatioOf(env.OTEL_TRACES_SAMPLER_ARG)) })
     }),
-    instrumentations: postgres ? [new (await import('@opentelemetry/instrumentation-pg')).PgInstrumentation({ requireParentSpan: true })] : [],
+    instrumentations,
     // Traces only: the service has its own Prometheus metrics, and its logs go to stdout.
     metricReaders: [],
     logRecordProcessors: []
