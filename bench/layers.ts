@@ -13,7 +13,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { scenarios } from './scenarios.js'
-import { startPlantstorePostgres, startPlantstoreSqlite, startPlantstoreTraced } from './servers.js'
+import { RECONNECT_EVERY, startPlantstorePostgres, startPlantstoreSqlite, startPlantstoreTraced } from './servers.js'
 import type { BenchServer } from './servers.js'
 import { layerOf } from './layer-of.js'
 
@@ -33,6 +33,7 @@ async function loadOf (server: BenchServer, scenario: typeof chosen[number]): Pr
     url: server.url,
     connections: 50,
     duration,
+    reconnectRate: RECONNECT_EVERY,
     headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
     requests: scenario.requests()
   })

@@ -12,15 +12,13 @@ import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
 import type { Request } from 'autocannon'
 import { median } from './report.js'
-import { startPlantstore } from './servers.js'
+import { RECONNECT_EVERY, startPlantstore } from './servers.js'
 import { writeResults } from './results.js'
 
 const { values: flags } = parseArgs({ options: { rounds: { type: 'string' } } })
 const rounds = Number(flags.rounds ?? 5)
 const SECONDS = 10
 const PLANTS = 1000
-// The server answers 10,000 requests on one connection (maxRequestsPerSocket), then 503: clients open a new one first.
-const RECONNECT_EVERY = 5000
 
 const dir = mkdtempSync(join(tmpdir(), 'plantstore-mixed-'))
 const server = await startPlantstore('plantstore, SQLite', `sqlite:${join(dir, 'plants.db')}`)

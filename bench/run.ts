@@ -20,7 +20,7 @@ import type { FeedRun, Row } from './report.js'
 import { scenarios } from './scenarios.js'
 import type { Scenario } from './scenarios.js'
 import { measureStreams } from './streams.js'
-import { baselineLabel, baselineName, CEILING, POSTGRES, PRISM, SQLITE, startBaseline, startCeiling, startPlantstorePostgres, startPlantstoreSqlite, startPlantstoreTraced, startPrism, TRACED } from './servers.js'
+import { baselineLabel, baselineName, CEILING, POSTGRES, PRISM, RECONNECT_EVERY, SQLITE, startBaseline, startCeiling, startPlantstorePostgres, startPlantstoreSqlite, startPlantstoreTraced, startPrism, TRACED } from './servers.js'
 import type { BenchServer } from './servers.js'
 
 type Starter = [name: string, start: () => Promise<BenchServer>]
@@ -44,6 +44,7 @@ async function load (server: BenchServer, scenario: Scenario, duration: number) 
     url: server.url,
     connections,
     duration,
+    reconnectRate: RECONNECT_EVERY,
     headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
     requests: scenario.requests()
   })

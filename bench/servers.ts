@@ -58,6 +58,13 @@ export async function startProcess (name: string, args: string[], readyPath = '/
   return { url, pid: child.pid!, stop }
 }
 
+/**
+ * The server answers 10,000 requests on one connection (`maxRequestsPerSocket`), and 503 to every
+ * request after that on it: a client that ignores `Connection: close`, as autocannon does, would be
+ * counted for those cheap 503s. Each load generator opens a new connection before then.
+ */
+export const RECONNECT_EVERY = 5000
+
 export const CEILING = 'node:http ceiling'
 export const SQLITE = 'plantstore, SQLite'
 export const POSTGRES = 'plantstore, PostgreSQL'
