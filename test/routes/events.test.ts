@@ -89,15 +89,27 @@ for (const [db, database] of Object.entries(DATABASES)) {
       }
     })
 
-    test('with no stream open the feed reads nothing from the log; a stream opened later starts at the newest event', async (t) => {
-      const { app, send, stream } = await serving(t, database)
-      const events = app.store.events
+    /** The app, its sender and stream opener, and how often anything read the event log. */
+    async function counted (t: Parameters<typeof build>[0]) {
+      const served = await serving(t, database)
+      const events = served.app.store.events
       const read = events.readChecked.bind(events)
-      let reads = 0
-      events.readChecked = async (query, tokenIds) => { reads++; return read(query, tokenIds) }
+      const log = { reads: 0 }
+      events.readChecked = async (query, tokenIds) => { log.reads++; return read(query, tokenIds) }
+      return { ...served, log }
+    }
+
+    test('with no stream open the feed reads nothing from the log', async (t) => {
+      const { app, send, log } = await counted(t)
       for (let i = 1; i <= 20; i++) assert.equal((await send('POST', '/plants', { id: i, name: `P${i}` })).status, 200)
-      await new Promise((resolve) => setTimeout(resolve, 100))
-      assert.equal(reads, 0, 'no reads while nobody watches')
+      // Closing waits for the feed's read under way, if any: one that a commit started is counted.
+      await app.close()
+      assert.equal(log.reads, 0, 'no reads while nobody watches')
+    })
+
+    test('a stream opened after writes nobody watched starts at the newest event', async (t) => {
+      const { send, stream, log } = await counted(t)
+      for (let i = 1; i <= 20; i++) assert.equal((await send('POST', '/plants', { id: i, name: `P${i}` })).status, 200)
       const position = Number((await send('GET', '/plants/20')).headers.get('plantstore-event-position'))
       const live = await stream()
       closeAll(t, live)
@@ -106,7 +118,7 @@ for (const [db, database] of Object.entries(DATABASES)) {
       await live.until((received) => received.length === 2)
       assert.deepEqual(sequences(live.events), [position + 1, position + 2])
       assert.deepEqual(live.events.map((event) => event.event), ['plant.created', 'plant.deleted'])
-      assert.ok(reads > 0)
+      assert.ok(log.reads > 0)
     })
 
     test('read, then stream from the read\'s position while others write: nothing missed, nothing twice', async (t) => {
@@ -186,7 +198,7 @@ for (const [db, database] of Object.entries(DATABASES)) {
     })
 
     test('streams are limited per token and in all (429 code 4000); closing one frees its place', async (t) => {
-      const { stream } = await serving(t, database, { maxStreamsPerToken: '2', maxStreams: '3' })
+      const { app, stream } = await serving(t, database, { maxStreamsPerToken: '2', maxStreams: '3' })
       const first = await stream()
       const second = await stream()
       closeAll(t, first, second)
@@ -195,7 +207,8 @@ for (const [db, database] of Object.entries(DATABASES)) {
       assert.equal(((await third.response.json()) as { error: number }).error, 4000)
       assert.ok(third.response.headers.get('retry-after'))
       await first.close()
-      await new Promise((resolve) => setTimeout(resolve, 100))
+      // The server counts a stream open until it sees the connection close.
+      await waitFor(() => app.events.open === 1, 5000, 'the closed stream to leave the count')
       const again = await stream()
       closeAll(t, again)
       assert.equal(again.response.status, 200)

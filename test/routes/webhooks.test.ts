@@ -68,11 +68,14 @@ for (const [db, database] of Object.entries(DATABASES)) {
       assert.equal(receiver.received[2]!.body, receiver.received[0]!.body)
       assert.equal((await send('POST', `/webhooks/${subscription.id}/deliveries/msg_nope/redeliver`)).statusCode, 404)
 
-      // Delete: no more deliveries.
+      // Delete: no more deliveries. A subscription that stays says when the next create was dispatched.
+      const witness = await startReceiver()
+      t.after(() => witness.close())
+      assert.equal((await send('POST', '/webhooks', { url: witness.url })).statusCode, 201)
       assert.equal((await send('DELETE', `/webhooks/${subscription.id}`)).statusCode, 204)
       assert.deepEqual([(await send('GET', `/webhooks/${subscription.id}`)).statusCode, (await send('DELETE', `/webhooks/${subscription.id}`)).json().error], [404, 3000])
       await send('POST', '/plants', { id: 3, name: 'Oak' })
-      await new Promise((resolve) => setTimeout(resolve, 400))
+      await waitFor(() => witness.received.length === 1, 5000, 'the create after the delete, at the subscription that stays')
       assert.equal(receiver.received.length, 3, 'nothing after the delete')
 
       for (const secret of [subscription.secret, rotated.secret]) {
