@@ -1,8 +1,9 @@
 /**
  * npm run bench [-- --quick] [--rounds N] [--only SCENARIO] [--servers A,B] [--baseline DIR]: starts each server itself
  * and measures every scenario on every server with autocannon from this process (127.0.0.1 only,
- * bounded durations), in interleaved rounds: each round runs the ceiling and then each server,
- * scenario by scenario, so every server's figure has a ceiling measured moments before it. A figure is
+ * bounded durations), in interleaved rounds: each round starts every server on a new store, then runs
+ * the ceiling and each server, scenario by scenario, so every server's figure has a ceiling measured
+ * moments before it, and no server carries the stores of earlier rounds into its runs. A figure is
  * the median over the rounds. The servers after the ceiling take turns in the opposite order every
  * other round, and with PostgreSQL each run starts after a CHECKPOINT, so that no server always pays
  * for the writes of the ones before it (a checkpoint, or autovacuum, in the middle of its run).
@@ -96,16 +97,20 @@ async function main () {
     [SQLITE, () => startPlantstoreSqlite()], [TRACED, () => startPlantstoreTraced()], ...postgresStarters, [PRISM, startPrism]]
   // What --servers leaves out is never started; the ceiling always runs.
   const wanted = starters.filter(([name], i) => i === 0 || serverFilter === undefined || serverFilter.some((part) => name.includes(part)))
-  const servers: BenchServer[] = []
   const rows: Row[] = []
   const feedRuns: FeedRun[] = []
   const withFeed = flags.only === undefined || flags.only.some((part) => 'live feed'.includes(part))
-  // A run that failed reports its own error: a server that then fails to stop (the traced one, with no
-  // span received) is only printed, so it cannot hide the cause.
-  let failure: { error: unknown } | undefined
-  try {
-    for (const [, start] of wanted) servers.push(await start())
-    for (let round = 1; round <= rounds; round++) {
+  let ceilingName = CEILING
+  for (let round = 1; round <= rounds; round++) {
+    // Every server starts each round anew, on a new store: otherwise a server that runs every scenario
+    // wrote its round's creates into a store several rounds larger than a baseline's, which runs two.
+    const servers: BenchServer[] = []
+    // A run that failed reports its own error: a server that then fails to stop (the traced one, with no
+    // span received) is only printed, so it cannot hide the cause.
+    let failure: { error: unknown } | undefined
+    try {
+      for (const [, start] of wanted) servers.push(await start())
+      ceilingName = servers[0]!.name
       const [ceiling, ...rest] = servers
       const inTurn = round % 2 === 1 ? servers : [ceiling!, ...rest.reverse()]
       for (const scenario of chosen) {
@@ -118,18 +123,20 @@ async function main () {
         feedRuns.push({ round, server: server.name, ...await measureStreams(server, quick) })
         process.stderr.write(`round ${round} · live feed · ${server.name}: ${JSON.stringify(feedRuns.at(-1))}\n`)
       }
+    } catch (error) {
+      failure = { error }
     }
-  } catch (error) {
-    failure = { error }
+    const stopFailures: unknown[] = []
+    for (const server of servers) {
+      await server.stop({ measured: rows.some((row) => row.round === round && row.server === server.name) }).catch((error: unknown) => stopFailures.push(error))
+    }
+    if (failure !== undefined) {
+      for (const error of stopFailures) process.stderr.write(`also, as the servers stopped: ${String(error)}\n`)
+      throw failure.error
+    }
+    if (stopFailures.length > 0) throw stopFailures[0]
   }
-  const stopFailures: unknown[] = []
-  for (const server of servers) await server.stop({ measured: rows.some((row) => row.server === server.name) }).catch((error: unknown) => stopFailures.push(error))
-  if (failure !== undefined) {
-    for (const error of stopFailures) process.stderr.write(`also, as the servers stopped: ${String(error)}\n`)
-    throw failure.error
-  }
-  if (stopFailures.length > 0) throw stopFailures[0]
-  report(rows, feedRuns, { quick, partial: flags.only !== undefined || flags.servers !== undefined, rounds, connections, warmupSeconds, durationSeconds, ceiling: servers[0]!.name, scenarios: chosen, baseline: baselineLabel(flags.baseline) })
+  report(rows, feedRuns, { quick, partial: flags.only !== undefined || flags.servers !== undefined, rounds, connections, warmupSeconds, durationSeconds, ceiling: ceilingName, scenarios: chosen, baseline: baselineLabel(flags.baseline) })
 }
 
 await main()
