@@ -13,12 +13,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import autocannon from 'autocannon'
 import pg from 'pg'
 import { freshDatabase } from '../test/databases.js'
 import { median } from './report.js'
 import { plantName, seededNumbers } from './plant-names.js'
-import { cli, startPlantstore } from './servers.js'
+import { cli, generateLoad, startPlantstore } from './servers.js'
 import type { BenchServer } from './servers.js'
 import { measureStreams } from './streams.js'
 import { writeResults } from './results.js'
@@ -58,7 +57,7 @@ const SHAPES: Array<[name: string, query: string, targetMs: number]> = [
 ]
 
 async function p99 (server: BenchServer, path: string): Promise<{ p99: number, errors: number }> {
-  const result = await autocannon({ url: `${server.url}${path}`, connections: 10, duration: 5, headers: { authorization: `Bearer ${server.token}` } })
+  const result = await generateLoad({ url: `${server.url}${path}`, connections: 10, duration: 5, headers: { authorization: `Bearer ${server.token}` } })
   return { p99: result.latency.p99, errors: result.non2xx + result.errors + result.timeouts }
 }
 

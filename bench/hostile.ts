@@ -10,11 +10,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import autocannon from 'autocannon'
 import { freshDatabase } from '../test/databases.js'
 import { attackFrom, percentile, probe } from '../test/clients.js'
 import { median } from './report.js'
-import { cli, NODE_FLAGS, RECONNECT_EVERY, startProcess } from './servers.js'
+import { cli, generateLoad, NODE_FLAGS, startProcess } from './servers.js'
 import { writeResults } from './results.js'
 
 // --tickets-only: the last figure alone (the noisiest), for more rounds in the same time.
@@ -110,12 +109,11 @@ let nextId = 1_000_000
 /** Creates a second by one client while another floods `flood` with a read token, 25 connections each, 10 s. */
 async function createsDuring (server: Served, flood: { method: 'GET' | 'POST', path: string }) {
   const { token } = await newToken(server, ['plants:read'])
-  const flooding = autocannon({ url: server.url, connections: 25, duration: 10, reconnectRate: RECONNECT_EVERY, headers: { authorization: `Bearer ${token}` }, requests: [flood] })
-  const creating = autocannon({
+  const flooding = generateLoad({ url: server.url, connections: 25, duration: 10, headers: { authorization: `Bearer ${token}` }, requests: [flood] })
+  const creating = generateLoad({
     url: server.url,
     connections: 25,
     duration: 10,
-    reconnectRate: RECONNECT_EVERY,
     headers: { authorization: `Bearer ${server.admin}`, 'content-type': 'application/json' },
     requests: [{ method: 'POST', path: '/plants', setupRequest: (request) => ({ ...request, body: `{"id":${nextId++},"name":"Ivy"}` }) }]
   })

@@ -8,12 +8,11 @@
  * request by layer, idle time excluded. A profiler slows what it watches, so the figures are for
  * comparing layers and builds, not for the throughput a server reaches.
  */
-import autocannon from 'autocannon'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { scenarios } from './scenarios.js'
-import { RECONNECT_EVERY, startPlantstorePostgres, startPlantstoreSqlite, startPlantstoreTraced } from './servers.js'
+import { generateLoad, startPlantstorePostgres, startPlantstoreSqlite, startPlantstoreTraced } from './servers.js'
 import type { BenchServer } from './servers.js'
 import { layerOf } from './layer-of.js'
 
@@ -29,11 +28,10 @@ const nowUs = () => Number(process.hrtime.bigint() / 1000n)
 
 /** One scenario's load (warm-up, then the measured run, timed on the profiler's clock). */
 async function loadOf (server: BenchServer, scenario: typeof chosen[number]): Promise<Window> {
-  const run = (duration: number) => autocannon({
+  const run = (duration: number) => generateLoad({
     url: server.url,
     connections: 50,
     duration,
-    reconnectRate: RECONNECT_EVERY,
     headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
     requests: scenario.requests()
   })

@@ -9,10 +9,9 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import autocannon from 'autocannon'
 import type { Request } from 'autocannon'
 import { median } from './report.js'
-import { RECONNECT_EVERY, startPlantstore } from './servers.js'
+import { generateLoad, startPlantstore } from './servers.js'
 import { writeResults } from './results.js'
 
 const { values: flags } = parseArgs({ options: { rounds: { type: 'string' } } })
@@ -37,8 +36,8 @@ const writes = {
 /** GETs a second by 4 clients beside 16 clients doing `write`. */
 async function readsBeside (write: keyof typeof writes) {
   const [reads, written] = await Promise.all([
-    autocannon({ url: server.url, connections: 4, duration: SECONDS, headers, reconnectRate: RECONNECT_EVERY, requests: [{ method: 'GET', path: '/plants/7' }] }),
-    autocannon({ url: server.url, connections: 16, duration: SECONDS, headers, reconnectRate: RECONNECT_EVERY, requests: [{ path: '/plants', ...writes[write] }] })
+    generateLoad({ url: server.url, connections: 4, duration: SECONDS, headers, requests: [{ method: 'GET', path: '/plants/7' }] }),
+    generateLoad({ url: server.url, connections: 16, duration: SECONDS, headers, requests: [{ path: '/plants', ...writes[write] }] })
   ])
   // Only answered requests count: a 503 is quick, and would pass for service.
   return { reads: reads['2xx'] / SECONDS, readP99: reads.latency.p99, writes: written.requests.average, errors: written.non2xx + reads.non2xx, readStatuses: reads.statusCodeStats, writeStatuses: written.statusCodeStats }

@@ -13,7 +13,6 @@
  * --servers) writes bench/results/bench-partial.md instead, so the full table stays; prints the table.
  */
 import { parseArgs } from 'node:util'
-import autocannon from 'autocannon'
 import pg from 'pg'
 import { measure } from './process-stats.js'
 import { report } from './report.js'
@@ -21,7 +20,7 @@ import type { FeedRun, Row } from './report.js'
 import { scenarios } from './scenarios.js'
 import type { Scenario } from './scenarios.js'
 import { measureStreams } from './streams.js'
-import { baselineLabel, baselineName, CEILING, POSTGRES, PRISM, RECONNECT_EVERY, SQLITE, startBaseline, startCeiling, startPlantstorePostgres, startPlantstoreSqlite, startPlantstoreTraced, startPrism, TRACED } from './servers.js'
+import { baselineLabel, baselineName, CEILING, generateLoad, POSTGRES, PRISM, SQLITE, startBaseline, startCeiling, startPlantstorePostgres, startPlantstoreSqlite, startPlantstoreTraced, startPrism, TRACED } from './servers.js'
 import type { BenchServer } from './servers.js'
 
 type Starter = [name: string, start: () => Promise<BenchServer>]
@@ -41,11 +40,10 @@ const warmupSeconds = quick ? 1 : 3
 const durationSeconds = quick ? 3 : 10
 
 async function load (server: BenchServer, scenario: Scenario, duration: number) {
-  return autocannon({
+  return generateLoad({
     url: server.url,
     connections,
     duration,
-    reconnectRate: RECONNECT_EVERY,
     headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
     requests: scenario.requests()
   })
@@ -100,7 +98,6 @@ async function main () {
   const rows: Row[] = []
   const feedRuns: FeedRun[] = []
   const withFeed = flags.only === undefined || flags.only.some((part) => 'live feed'.includes(part))
-  let ceilingName = CEILING
   for (let round = 1; round <= rounds; round++) {
     // Every server starts each round anew, on a new store: otherwise a server that runs every scenario
     // wrote its round's creates into a store several rounds larger than a baseline's, which runs two.
@@ -110,7 +107,6 @@ async function main () {
     let failure: { error: unknown } | undefined
     try {
       for (const [, start] of wanted) servers.push(await start())
-      ceilingName = servers[0]!.name
       const [ceiling, ...rest] = servers
       const inTurn = round % 2 === 1 ? servers : [ceiling!, ...rest.reverse()]
       for (const scenario of chosen) {
@@ -136,7 +132,7 @@ async function main () {
     }
     if (stopFailures.length > 0) throw stopFailures[0]
   }
-  report(rows, feedRuns, { quick, partial: flags.only !== undefined || flags.servers !== undefined, rounds, connections, warmupSeconds, durationSeconds, ceiling: ceilingName, scenarios: chosen, baseline: baselineLabel(flags.baseline) })
+  report(rows, feedRuns, { quick, partial: flags.only !== undefined || flags.servers !== undefined, rounds, connections, warmupSeconds, durationSeconds, ceiling: CEILING, scenarios: chosen, baseline: baselineLabel(flags.baseline) })
 }
 
 await main()

@@ -34,14 +34,16 @@ interface Around<T> {
 const SEEDED = 1000
 const REPLAYED = '{"id":1000001,"name":"Replayed","tag":"even"}'
 
+async function postPlant (server: BenchServer, body: string) {
+  const res = await fetch(`${server.url}/plants`, { method: 'POST', headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' }, body })
+  await res.arrayBuffer()
+}
+
 async function seedPlants (server: BenchServer) {
   // Seeded through the API, a few at a time; ids 1..SEEDED, so every read below hits a plant.
   for (let first = 1; first <= SEEDED; first += 50) {
-    await Promise.all(Array.from({ length: 50 }, (_, i) => fetch(`${server.url}/plants`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ id: first + i, name: `Plant ${first + i}`, tag: (first + i) % 2 === 0 ? 'even' : 'odd' })
-    }).then((res) => res.arrayBuffer())))
+    await Promise.all(Array.from({ length: 50 }, (_, i) =>
+      postPlant(server, JSON.stringify({ id: first + i, name: `Plant ${first + i}`, tag: (first + i) % 2 === 0 ? 'even' : 'odd' }))))
   }
 }
 
@@ -105,7 +107,7 @@ export const scenarios: Scenario[] = [
   {
     // A plant of its own: the PUT scenario renames the seeded ones, and a replay of one of those would be a 409.
     name: 'create (identical replay)',
-    seed: (server) => fetch(`${server.url}/plants`, { method: 'POST', headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' }, body: REPLAYED }).then(async (res) => { await res.arrayBuffer() }),
+    seed: (server) => postPlant(server, REPLAYED),
     requests: () => [{ method: 'POST', path: '/plants', body: REPLAYED }]
   },
   {

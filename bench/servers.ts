@@ -5,6 +5,8 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import autocannon from 'autocannon'
+import type { Options } from 'autocannon'
 import { freshDatabase } from '../test/databases.js'
 
 export const root = fileURLToPath(new URL('..', import.meta.url))
@@ -59,11 +61,12 @@ export async function startProcess (name: string, args: string[], readyPath = '/
 }
 
 /**
- * The server answers 10,000 requests on one connection (`maxRequestsPerSocket`), and 503 to every
- * request after that on it: a client that ignores `Connection: close`, as autocannon does, would be
- * counted for those cheap 503s. Each load generator opens a new connection before then.
+ * autocannon against a server. The server answers 10,000 requests on one connection
+ * (`maxRequestsPerSocket`), and 503 to every request after that on it: a client that ignores
+ * `Connection: close`, as autocannon does, would be counted for those cheap 503s. So every load opens
+ * a new connection each 5,000 requests.
  */
-export const RECONNECT_EVERY = 5000
+export const generateLoad = (options: Options) => autocannon({ reconnectRate: 5000, ...options })
 
 export const CEILING = 'node:http ceiling'
 export const SQLITE = 'plantstore, SQLite'

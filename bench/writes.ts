@@ -10,9 +10,8 @@
  * Loopback only. Writes bench/results/writes.md and the table in bench/README.md.
  */
 import { parseArgs } from 'node:util'
-import autocannon from 'autocannon'
 import { median } from './report.js'
-import { startPlantstorePostgres, startPlantstoreSqlite } from './servers.js'
+import { generateLoad, startPlantstorePostgres, startPlantstoreSqlite } from './servers.js'
 import type { BenchServer } from './servers.js'
 import type { Request } from './scenarios.js'
 import { writeResults } from './results.js'
@@ -29,7 +28,7 @@ const batchBody = (operations: string[]) => `{"operations":[${operations.join(',
 async function batches (server: BenchServer) {
   const request: Request = { method: 'POST', path: '/batch', setupRequest: (sent: Request) => ({ ...sent, body: batchBody(creates(500)) }) }
   const load = async (duration: number) => {
-    const result = await autocannon({
+    const result = await generateLoad({
       url: server.url, connections: 8, duration, headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' }, requests: [request]
     })
     if (result.non2xx + result.errors + result.timeouts > 0) throw new Error(`${server.name}: ${result.non2xx + result.errors + result.timeouts} failed batches`)
@@ -74,7 +73,7 @@ async function patchAgainstPut (server: BenchServer) {
   await send(server, 'POST', '/plants', '{"id":-7,"name":"Fern"}')
   const load = async (method: 'PUT' | 'PATCH') => {
     let n = 0
-    const result = await autocannon({
+    const result = await generateLoad({
       url: server.url,
       connections: 10,
       duration: SECONDS,
