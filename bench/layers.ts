@@ -1,7 +1,7 @@
 /**
- * npm run bench:layers [-- --seconds N] [-- --postgres | --traces]: what each layer of `plantstore serve`
- * costs per request, on SQLite next to PostgreSQL (at PLANTSTORE_TEST_POSTGRES_URL; with --postgres),
- * or with traces on at 0.1 next to off (--traces). Each runs under --cpu-prof with the same load as
+ * npm run bench:layers [-- --seconds N] [-- --postgres | --traces | --baseline DIR]: what each layer of
+ * `plantstore serve` costs per request, on SQLite next to PostgreSQL (at PLANTSTORE_TEST_POSTGRES_URL;
+ * with --postgres), with traces on at 0.1 next to off (--traces), or next to another built checkout (--baseline). Each runs under --cpu-prof with the same load as
  * the bench (50 connections; GET /plants/{id}, then creates);
  * each sample of the main thread taken while the load ran is charged to the layer its function belongs
  * to (layerOf), and the sum is divided by the requests answered meanwhile. Prints microseconds of CPU per
@@ -23,6 +23,8 @@ const secondsArg = process.argv.indexOf('--seconds')
 const seconds = secondsArg === -1 ? 8 : Number(process.argv[secondsArg + 1])
 const postgres = process.argv.includes('--postgres')
 const traces = process.argv.includes('--traces')
+const baselineArg = process.argv.indexOf('--baseline')
+const baseline = baselineArg === -1 ? undefined : process.argv[baselineArg + 1]
 const chosen = scenarios.filter((s) => s.name === 'GET /plants/{id}' || s.name === 'create (unique ids)')
 const nowUs = () => Number(process.hrtime.bigint() / 1000n)
 
@@ -80,7 +82,9 @@ const serveSqlite: Start = (env) => startPlantstoreSqlite(undefined, env)
 // The pair compared: serve without and with traces, or on SQLite and on PostgreSQL; alone, serve on SQLite twice (the noise).
 const [below, above]: [Start, Start] = traces
   ? [serveSqlite, startPlantstoreTraced]
-  : [serveSqlite, postgres ? startPlantstorePostgres : serveSqlite]
+  : baseline !== undefined
+    ? [(env) => startPlantstoreSqlite('baseline, SQLite', env, baseline), serveSqlite]
+    : [serveSqlite, postgres ? startPlantstorePostgres : serveSqlite]
 const rung = await profiled(below)
 const serve = await profiled(above)
 

@@ -11,15 +11,8 @@ export class Metrics {
     registers: [this.registry]
   })
 
-  readonly #requests = new Counter({
-    name: 'plantstore_http_requests_total',
-    help: 'HTTP requests answered, by method, route template and status',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers: [this.registry]
-  })
-
-  /** Each label set's children, found once: prom-client hashes the labels on every labels() call. */
-  readonly #answered = new Map<string, (seconds: number) => void>()
+  /** Each route and method's children by status, found once: prom-client hashes the labels on every labels() call. */
+  readonly #answered = new Map<string, Map<number, Histogram.Internal<'method' | 'route' | 'status'>>>()
 
   readonly #storeDuration = new Histogram({
     name: 'plantstore_store_operation_duration_seconds',
@@ -74,6 +67,21 @@ export class Metrics {
 
   constructor () {
     const counts = this.counts
+    const duration = this.#requestDuration
+    // The requests answered are the duration histogram's counts, copied when scraped: no second series to
+    // update on every request.
+    this.registry.registerMetric(new Counter({
+      name: 'plantstore_http_requests_total',
+      help: 'HTTP requests answered, by method, route template and status',
+      labelNames: ['method', 'route', 'status'] as const,
+      registers: [],
+      async collect () {
+        this.reset()
+        for (const { metricName, labels, value } of (await duration.get()).values) {
+          if (metricName === 'plantstore_http_request_duration_seconds_count') this.inc(labels, value)
+        }
+      }
+    }))
     this.registry.registerMetric(new Gauge({
       name: 'plantstore_http_requests_in_flight',
       help: 'Requests received and not yet answered',
@@ -83,20 +91,14 @@ export class Metrics {
     collectDefaultMetrics({ register: this.registry, prefix: 'plantstore_' })
   }
 
-  /** Counts one answered request and observes its duration, by method, route template and status. */
-  answered (method: string, route: string, status: string, seconds: number) {
-    const key = `${method} ${route} ${status}`
-    let observe = this.#answered.get(key)
-    if (observe === undefined) {
-      const duration = this.#requestDuration.labels(method, route, status)
-      const count = this.#requests.labels(method, route, status)
-      observe = (value) => {
-        duration.observe(value)
-        count.inc()
-      }
-      this.#answered.set(key, observe)
-    }
-    observe(seconds)
+  /** Observes one answered request's duration, by method, route template and status. */
+  answered (method: string, route: string, status: number, seconds: number) {
+    const key = `${method} ${route}`
+    let byStatus = this.#answered.get(key)
+    if (byStatus === undefined) this.#answered.set(key, byStatus = new Map())
+    let child = byStatus.get(status)
+    if (child === undefined) byStatus.set(status, child = this.#requestDuration.labels(method, route, String(status)))
+    child.observe(seconds)
   }
 
   /** The duration histogram's child for one store operation (`plants.create`), to keep and observe into. */

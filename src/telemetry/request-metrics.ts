@@ -8,7 +8,7 @@ import { logHangUp } from './access-log.js'
 export default fp<{ metrics: Metrics }>(async (app, { metrics }) => {
   // Callback hooks, not async ones: no promise per request for bookkeeping.
   const { counts } = metrics
-  const answered = (request: FastifyRequest, status: string, seconds: number) => {
+  const answered = (request: FastifyRequest, status: number, seconds: number) => {
     if (request.countedInFlight) counts.answered++
     request.countedInFlight = false
     metrics.answered(request.method, request.routeOptions.url ?? 'unmatched', status, seconds)
@@ -21,13 +21,13 @@ export default fp<{ metrics: Metrics }>(async (app, { metrics }) => {
     // runs: counted and logged here as 499, as nginx does (one listener for both).
     onHangUp(reply.raw, () => {
       if (!request.countedInFlight) return
-      answered(request, '499', reply.elapsedTime / 1000)
+      answered(request, 499, reply.elapsedTime / 1000)
       logHangUp(request, reply)
     })
     done()
   })
   app.addHook('onResponse', (request, reply, done) => {
-    answered(request, String(reply.statusCode), reply.elapsedTime / 1000)
+    answered(request, reply.statusCode, reply.elapsedTime / 1000)
     done()
   })
 }, { name: 'request-metrics' })
