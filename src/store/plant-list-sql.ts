@@ -14,8 +14,20 @@ export interface Search {
   key: string
 }
 
-/** A dialect's name search through its full-text index; `inIdOrder` when the page is in id order (either direction). */
-export type SearchSql = (words: string[], inIdOrder: boolean) => Search
+/**
+ * A dialect's name search through its full-text index; `inIdOrder` when the page is in id order (either
+ * direction); `tag` when the query asks for one tag exactly (the tag parameter, or `tag = "x"` ANDed at
+ * the filter's top), whose index yields its plants in id order too.
+ */
+export type SearchSql = (words: string[], inIdOrder: boolean, tag: string | undefined) => Search
+
+/** The one tag a query asks for exactly, if it does: its tag parameter, or a `tag = "x"` the whole filter needs. */
+export function exactTag (query: PlantQuery): string | undefined {
+  if (query.tag !== undefined) return query.tag
+  const terms = query.filter === undefined ? [] : query.filter.kind === 'and' ? query.filter.terms : [query.filter]
+  const tag = terms.find((term) => term.kind === 'tag' && term.op === '=' && !term.prefix)
+  return tag?.kind === 'tag' ? tag.value : undefined
+}
 
 const NO_SEARCH: Search = { from: () => 'plants', where: () => '', key: 'id' }
 
@@ -95,7 +107,7 @@ export function listSql (query: PlantQuery, bindValue: Bind, searchSql: SearchSq
     return bindValue(value)
   }
   const order = query.order ?? 'id'
-  const search = query.search === undefined ? NO_SEARCH : searchSql(query.search, !order.startsWith('name'))
+  const search = query.search === undefined ? NO_SEARCH : searchSql(query.search, !order.startsWith('name'), exactTag(query))
   // In the statement's order, as SQLite's parameters are numbered: FROM first, then WHERE.
   const from = search.from(bind)
   const conditions: string[] = []

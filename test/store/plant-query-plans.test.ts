@@ -73,5 +73,7 @@ test('PostgreSQL: every shape of page has an index plan without a sort (sequenti
     const plan = rows.map((row: Record<string, string>) => row['QUERY PLAN']).join('\n')
     assert.ok(!/Seq Scan|Sort/.test(plan), `${shape}:\n${plan}`)
     if (DRIVEN_BY_SEARCH.has(shape)) assert.match(plan, /Limit[\s\S]*Index Only Scan( Backward)? using plant_search_prefixes_pkey/, `${shape}: one prefix's rows drive the page:\n${plan}`)
+    // A search that needs one tag walks the tag's index in id order beside the prefix's rows, rather than read each candidate's plant.
+    if (shape === 'q, one word with a filter, id order desc') assert.match(plan, /plants_tag_id/, `${shape}:\n${plan}`)
   }
 })

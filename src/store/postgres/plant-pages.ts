@@ -22,14 +22,15 @@ const wordsQuery = (bind: Bind, words: string[]) =>
  * whose words start with every lexeme has a row in plant_search_prefixes for each lexeme's first three
  * characters, so those rows find the candidates and the tsvector checks each against the whole words.
  * In id order one prefix's rows (the longest lexeme's) drive the page in id order through their primary
- * key, merged with each other prefix's rows before any plant is read; the page stops at its limit. The
- * plant is read in a LATERAL subquery kept apart from the join (OFFSET 0): PostgreSQL, estimating the
- * tsvector check far too selective, otherwise joined every candidate and sorted them.
+ * key, merged with each other prefix's rows, and with the tag index's when the query needs one tag,
+ * before any plant is read; the page stops at its limit. The plant is read in a LATERAL subquery kept
+ * apart from the join (OFFSET 0): PostgreSQL, estimating the tsvector check far too selective, otherwise
+ * joined every candidate and sorted them.
  * In name order, and for a lexeme under three characters, the prefixes are conditions on id.
  * Words the folding erases (² or ʼ) are left out, as they are from names; when none is left nothing
  * matches.
  */
-export const searchSql = (lexemes: string[]): SearchSql => (words, inIdOrder) => {
+export const searchSql = (lexemes: string[]): SearchSql => (words, inIdOrder, tag) => {
   const characters = lexemes.map((lexeme) => [...lexeme]).sort((a, b) => b.length - a.length)
   const keys = [...new Set(characters.filter((c) => c.length >= INDEXED_PREFIX).map((c) => c.slice(0, INDEXED_PREFIX).join('')))]
   const short = characters.filter((c) => c.length < INDEXED_PREFIX).map((c) => c.join(''))
@@ -46,6 +47,7 @@ export const searchSql = (lexemes: string[]): SearchSql => (words, inIdOrder) =>
       from: (bind) => [
         `(${withPrefix(`prefix = ${bind(driver!)}`, 'hit')}) hits`,
         ...others.map((key, i) => `JOIN (${withPrefix(`prefix = ${bind(key)}`, `also${i}`)}) prefix${i} ON also${i} = hit`),
+        ...tag === undefined ? [] : [`JOIN (SELECT id AS tagged FROM plants WHERE tag = ${bind(tag)}) tagged ON tagged = hit`],
         'CROSS JOIN LATERAL (SELECT id, name, tag, search FROM plants WHERE plants.id = hits.hit OFFSET 0) plants'
       ].join('\n        '),
       where: (bind) => checks(bind).join(' AND '),
