@@ -26,12 +26,15 @@ function hostName (header: string): string {
 export default fp<{ listenHost: string, publicUrl: string | undefined }>(async (app, { listenHost, publicUrl }) => {
   if (!isLoopback(listenHost)) return
   const ownName = publicUrl === undefined ? undefined : new URL(publicUrl).hostname.replace(/^\[|\]$/g, '').toLowerCase()
-  app.addHook('onRequest', async (request) => {
+  // Clients send the same Host on every request: the last one allowed is not parsed again.
+  let allowed: string | undefined
+  app.addHook('onRequest', (request, _reply, done) => {
     const header = request.headers.host
     // HTTP/1.0 without a Host names no other site.
-    if (header === undefined) return
+    if (header === undefined || header === allowed) return done()
     const name = hostName(header)
-    if (isLoopback(name) || name === ownName) return
-    throw new MisdirectedRequest(header)
+    if (!isLoopback(name) && name !== ownName) return done(new MisdirectedRequest(header))
+    allowed = header
+    done()
   })
 }, { name: 'allowed-hosts', dependencies: ['error-handler'] })

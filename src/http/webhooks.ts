@@ -30,11 +30,13 @@ export default fp<DispatcherOptions & { database: DatabaseUrl, tracing?: string 
   // This process's commits reach the dispatcher at once (other processes' at its next poll). Until it
   // starts, there is nothing to tell: it reads the subscribers as it starts.
   let started = false
-  const unsubscribe = app.store.commits.subscribe(async (commit) => {
+  const unsubscribe = app.store.commits.subscribe((commit) => {
     if (!started) return
-    if (commit.kind === 'subscriptions') await dispatcher.refresh().catch(() => {})
-    const due = commit.kind === 'plants' ? commit.deliveriesWaiting : commit.kind === 'subscriptions' ? commit.deliveriesDue : true
-    if (due) dispatcher.wake()
+    // The answer to a subscription's change waits until the dispatcher has read it.
+    if (commit.kind === 'subscriptions') {
+      return dispatcher.refresh().catch(() => {}).then(() => { if (commit.deliveriesDue) dispatcher.wake() })
+    }
+    if (commit.kind === 'deliveries' || commit.deliveriesWaiting) dispatcher.wake()
   })
   app.addHook('onReady', async () => {
     dispatcher.start()

@@ -1,9 +1,8 @@
 import { LRUCache } from 'lru-cache'
 
 /**
- * A string-keyed cache bounded in bytes, not entries: the least recently used entries go first, and
- * one larger than the whole bound is never kept. `sizeOf` tells an entry's bytes (its key included,
- * since an attacker chooses keys too); an entry older than `ttlMs` is never answered.
+ * A string-keyed LRU cache bounded in bytes, not entries (`sizeOf` counts the key too: callers choose
+ * keys); an entry larger than the bound is never kept, one older than `ttlMs` never answered.
  */
 export function boundedCache<V extends {}> ({ maxBytes, sizeOf, ttlMs }: {
   maxBytes: number

@@ -1,7 +1,7 @@
 /**
- * An async task run when woken: calls coalesce, one run at a time (a wake during a run runs it once
- * more after), and runs start at least `minGapMs` apart, so a burst of wakes costs one run. A run
- * that answers false did no work, and does not count toward the gap.
+ * An async task run when woken: wakes coalesce, one run at a time (a wake during a run runs it once more
+ * after), and runs start at least `minGapMs` apart. A run that answers false did no work and does not
+ * count toward the gap.
  */
 export class CoalescedTask {
   readonly #run: () => Promise<boolean>

@@ -1,18 +1,18 @@
 /**
  * Runs tasks at most `concurrency` at a time, taking turns between keys: a key with many tasks waiting
- * gets one turn in each round, so one caller's pile of work never makes everyone else wait behind it.
+ * gets one turn a round, so one caller's pile never makes the others wait behind it.
  */
 export class FairQueue {
   readonly #concurrency: number
   #running = 0
-  /** Each key's waiting tasks, each the start of its turn; the map's order is the order of turns. */
+  /** Each key's waiting tasks (each the start of its turn); the map's order is the order of turns. */
   readonly #waiting = new Map<string, Array<() => void>>()
 
   constructor (concurrency: number) {
     this.#concurrency = concurrency
   }
 
-  /** Runs `task` in its turn; a task whose `signal` aborts while it waits leaves the line, rejected with the signal's reason. */
+  /** Runs `task` in its turn; one whose `signal` aborts while it waits leaves the line, rejected with the reason. */
   async run<T> (key: string, task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     signal?.throwIfAborted()
     if (this.#running < this.#concurrency) this.#running++

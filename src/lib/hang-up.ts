@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http'
 
-/** The reason work is dropped when its client hung up before the answer: no one is left to answer. */
+/** Why work is dropped when its client hung up before the answer. */
 export class ClientHungUp extends Error {
   override name = 'ClientHungUp'
 
@@ -10,9 +10,8 @@ export class ClientHungUp extends Error {
 }
 
 /**
- * Calls `then` once if the connection closes before `response` is sent. The response's own `close`, not
- * the request's: a request whose body was read has already closed, and Fastify's `request.signal` and
- * `onRequestAbort` then never fire.
+ * Calls `then` once if the connection closes before `response` is sent. The response's `close`, not the
+ * request's: Fastify's `request.signal` never fires for a request whose body was read.
  */
 export function onHangUp (response: ServerResponse, then: () => void) {
   response.once('close', () => {

@@ -1,5 +1,5 @@
-// C0 and C1 controls (ESC, CR, LF, NUL…), bidirectional overrides, embeddings and isolates, and the
-// zero-width characters: what can redraw a terminal, reverse a line or hide in a name.
+// C0 and C1 controls, bidirectional overrides and isolates, zero-width characters: what can redraw a
+// terminal, reverse a line or hide in a name.
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
 const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/u
 const UNPRINTABLE_ALL = new RegExp(UNPRINTABLE.source, 'gu')
@@ -16,7 +16,7 @@ export function escapeUnprintable (text: string): string {
   return text.replace(UNPRINTABLE_ALL, (char) => `\\u{${char.codePointAt(0)!.toString(16)}}`)
 }
 
-/** JSON text with each such character inside its strings as a `\uXXXX` escape (JSON.stringify leaves some as they are). */
+/** JSON text with each such character inside its strings as a `\uXXXX` escape (JSON.stringify leaves some). */
 export function escapeUnprintableJson (json: string): string {
   return json.replace(UNPRINTABLE_ALL, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }

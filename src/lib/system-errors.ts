@@ -1,5 +1,4 @@
-// The operating system's and the network's error codes, in words: a failure is one line naming what
-// is wrong, never errno text alone.
+// The system's and the network's error codes in words: a failure is one line, never errno text alone.
 const REASONS: Record<string, string> = {
   ENOENT: 'no such file or folder',
   ENOTDIR: 'a file stands where a folder is needed',

@@ -1,13 +1,11 @@
 import { boundedCache } from './bounded-cache.js'
 
-// An entry: its key (two bytes a character) and a window's start and count, with the cache's own overhead.
+// An entry: its key (two bytes a character), a window's start and count, and the cache's own overhead.
 const ENTRY_BYTES = 96
 
 /**
- * Counts events per key in fixed windows (one minute by default), in memory: the per-address limit on
- * failed authentications and the optional per-token rate limit. Each instance counts for itself. The
- * keys are the caller's (addresses), so they live in a cache bounded in bytes: a window ends with its
- * entry, and a flood of new keys evicts the least recently counted ones first.
+ * Counts events per key in fixed windows, in memory, per process. Keys are the caller's (addresses,
+ * tokens), so they live in a cache bounded in bytes: a flood of new keys evicts the least recent ones.
  */
 export class WindowCounter {
   readonly #windowMs: number
@@ -24,7 +22,7 @@ export class WindowCounter {
     return entry === undefined || now - entry.start >= this.#windowMs ? 0 : entry.count
   }
 
-  /** Counts `events` (one) events of `key`; answers the count including them. */
+  /** Counts `events` events of `key`; answers the count including them. */
   hit (key: string, now = Date.now(), events = 1): number {
     let entry = this.#counts.get(key)
     if (entry === undefined || now - entry.start >= this.#windowMs) {

@@ -1,16 +1,12 @@
 import { Worker } from 'node:worker_threads'
 import type { WorkerOptions } from 'node:worker_threads'
 
-/**
- * The threads (the SQLite writer, the webhook dispatcher) allocate little at a time: a small young
- * generation keeps their memory small. A caller's own resourceLimits win.
- */
+// The threads allocate little at a time: a small young generation keeps their memory small.
 const THREAD_LIMITS = { maxYoungGenerationSizeMb: 8 }
 
 /**
- * Starts a worker thread on a module next to `from` (`name` without extension), with THREAD_LIMITS.
- * Under tsx (tests, dev) the modules are TypeScript, and the worker then registers tsx itself before
- * importing it.
+ * Starts a worker thread on the module `name` next to `from`. Under tsx (tests, dev) the modules are
+ * TypeScript, and the worker registers tsx itself before importing it.
  */
 export function spawnWorker (from: string, name: string, given: WorkerOptions): Worker {
   const options = { ...given, resourceLimits: { ...THREAD_LIMITS, ...given.resourceLimits } }

@@ -27,18 +27,29 @@ export class Commits {
     return () => { this.#listeners.delete(listener) }
   }
 
-  /** Tells every listener; a listener's failure never fails the write, which is committed already. */
-  async announce (commit: Commit): Promise<void> {
-    await Promise.allSettled([...this.#listeners].map(async (listener) => { await listener(commit) }))
+  /**
+   * Tells every listener; a listener's failure never fails the write, which is committed already. Answers
+   * a promise only when a listener is still at work (most are done at once: a create costs no promise here).
+   */
+  announce (commit: Commit): Promise<void> | undefined {
+    let working: Array<Promise<void>> | undefined
+    for (const listener of this.#listeners) {
+      try {
+        const result = listener(commit)
+        if (result instanceof Promise) (working ??= []).push(result.catch(() => {}))
+      } catch {}
+    }
+    return working === undefined ? undefined : Promise.all(working).then(() => {})
   }
 }
 
 /** Runs `write`, then announces `commitOf` its result (when it names one) before answering it. */
-async function announced<T> (commits: Commits, write: Promise<T>, commitOf: (result: T) => Commit | undefined): Promise<T> {
-  const result = await write
-  const commit = commitOf(result)
-  if (commit !== undefined) await commits.announce(commit)
-  return result
+function announced<T> (commits: Commits, write: Promise<T>, commitOf: (result: T) => Commit | undefined): Promise<T> {
+  return write.then((result) => {
+    const commit = commitOf(result)
+    const heard = commit === undefined ? undefined : commits.announce(commit)
+    return heard === undefined ? result : heard.then(() => result)
+  })
 }
 
 /** The plant store's writes, announcing what they committed. */
