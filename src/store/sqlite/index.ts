@@ -15,7 +15,8 @@ import { SqliteWebhooks } from './webhooks.js'
 import { createWriteRunner } from './write-jobs.js'
 import type { WriteJob, WriteResult } from './write-jobs.js'
 import { SqliteWriter } from './writer.js'
-import { PageReaders } from './page-readers.js'
+import { workerPool } from '../../lib/worker-thread.js'
+import type { PageAnswer } from './page-reader-worker.js'
 import { plantPages } from './plant-pages.js'
 import type { PlantPage, PlantQuery } from '../store.js'
 
@@ -23,6 +24,8 @@ export type { SqliteSynchronous } from './connection.js'
 
 /** Two page readers keep both cores of a small machine busy beside the event loop; more only queue. */
 const PAGE_READER_THREADS = 2
+/** Each page reader has the next page in hand while it reads one, so it never waits on the event loop between them. */
+const PAGES_IN_HAND = 2
 
 export interface SqliteOptions {
   /** `:memory:` or a file path; the file's folder is created. */
@@ -94,8 +97,17 @@ export function openSqlite (options: SqliteOptions): DialectStore {
     })
   // Pages beyond the plain list may read much of the table: on a file, threads of their own read
   // them, so that one such query never stalls the event loop.
-  const reader = writer === undefined ? undefined : new PageReaders(PAGE_READER_THREADS, options.path, synchronous)
-  const plants = new SqlitePlants(db, writes, reader === undefined ? pagesHere(db) : (query) => reader.read(query).catch(asUnavailable))
+  const reader = writer === undefined
+    ? undefined
+    : workerPool<PlantQuery, PageAnswer>(import.meta.url, 'page-reader-worker', { threads: PAGE_READER_THREADS, perThread: PAGES_IN_HAND, workerData: { path: options.path, synchronous } })
+  const readPage = reader === undefined
+    ? pagesHere(db)
+    : async (query: PlantQuery) => {
+      const answer = await reader.run(query)
+      if ('error' in answer) asUnavailable(Object.assign(new Error(answer.error.message), { code: answer.error.code }))
+      return answer.page
+    }
+  const plants = new SqlitePlants(db, writes, readPage)
   const tokens = new SqliteTokens(db, writes, options.tokenCacheBytes ?? 1 << 20)
   return {
     dialect: {
@@ -104,7 +116,7 @@ export function openSqlite (options: SqliteOptions): DialectStore {
       readVersion: plants.readVersion,
       connectWriter: writer === undefined ? null : () => writer.connect(),
       // Without reader threads, the event loop reads them one after another.
-      pageReaders: reader?.atOnce ?? 1,
+      pageReaders: reader === undefined ? 1 : PAGE_READER_THREADS * PAGES_IN_HAND,
       // One writer: a batch being written and the next one ready.
       batchWriters: 2
     },

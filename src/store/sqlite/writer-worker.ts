@@ -1,8 +1,7 @@
-// The SQLite writer thread: runs write batches on its own connection, so that the fsync of each
-// commit blocks this thread, not the event loop that serves requests. Jobs arrive from the main
-// thread and from ports handed to other threads (the webhook dispatcher's); whatever arrived in one
-// turn of this thread's event loop is committed together, in one transaction.
-import { parentPort, workerData } from 'node:worker_threads'
+// The SQLite writer thread: write batches on a connection of its own, so that each commit's fsync blocks
+// this thread, not the event loop serving requests. What arrives in one turn of its event loop (the
+// pool's tasks and the jobs of ports handed to it) commits together, in one transaction.
+import { workerData } from 'node:worker_threads'
 import type { MessagePort } from 'node:worker_threads'
 import { connect } from './connection.js'
 import type { SqliteSynchronous } from './connection.js'
@@ -10,50 +9,38 @@ import type { ThreadReply } from '../../lib/thread-channel.js'
 import { createWriteRunner } from './write-jobs.js'
 import type { WriteJob, WriteResult } from './write-jobs.js'
 
-const { path, synchronous } = workerData as { path: string, synchronous: SqliteSynchronous }
-const db = connect(path, synchronous, 'thread')
-const runBatch = createWriteRunner(db, synchronous)
+/** A batch's answer: its results, or the error (with the driver's code) that rolled it back. */
+export type WriterAnswer = Omit<ThreadReply<WriteResult>, 'seq'>
+/** A batch, or a port another thread (the webhook dispatcher's) sends `{ seq, jobs }` batches through. */
+export type WriterTask = WriteJob[] | { attach: MessagePort }
 
-interface Pending { seq: number, jobs: WriteJob[], reply: { postMessage: (reply: ThreadReply<WriteResult>) => void } }
-let pending: Pending[] = []
-let scheduled = false
+const { path, synchronous } = workerData as { path: string, synchronous: SqliteSynchronous }
+const runBatch = createWriteRunner(connect(path, synchronous, 'thread'), synchronous)
+
+let pending: Array<{ jobs: WriteJob[], answer: (answer: WriterAnswer) => void }> = []
 
 function flush () {
-  scheduled = false
   const batch = pending
   pending = []
+  let results: WriteResult[]
   try {
-    const results = runBatch(batch.flatMap((message) => message.jobs))
-    let at = 0
-    for (const message of batch) {
-      message.reply.postMessage({ seq: message.seq, results: results.slice(at, at + message.jobs.length) })
-      at += message.jobs.length
-    }
+    results = runBatch(batch.flatMap(({ jobs }) => jobs))
   } catch (error) {
-    const { code, message: text } = error as { code?: string, message?: string }
-    for (const message of batch) message.reply.postMessage({ seq: message.seq, error: { code, message: text } })
-  }
-}
-
-function receive (reply: Pending['reply'], message: { seq: number, jobs: WriteJob[] }) {
-  pending.push({ seq: message.seq, jobs: message.jobs, reply })
-  if (!scheduled) {
-    scheduled = true
-    setImmediate(flush)
-  }
-}
-
-parentPort!.on('message', (message: { seq: number, jobs: WriteJob[] } | { attach: MessagePort } | { close: true }) => {
-  if ('close' in message) {
-    if (pending.length > 0) flush()
-    db.close()
-    parentPort!.close()
-    process.exit(0)
-  }
-  if ('attach' in message) {
-    const port = message.attach
-    port.on('message', (jobs: { seq: number, jobs: WriteJob[] }) => receive(port, jobs))
+    const { code, message } = error as { code?: string, message?: string }
+    for (const { answer } of batch) answer({ error: { code, message } })
     return
   }
-  receive(parentPort!, message)
-})
+  let at = 0
+  for (const { jobs, answer } of batch) answer({ results: results.slice(at, (at += jobs.length)) })
+}
+
+function submit (jobs: WriteJob[], answer: (answer: WriterAnswer) => void) {
+  if (pending.push({ jobs, answer }) === 1) setImmediate(flush)
+}
+
+export default function write (task: WriterTask): Promise<WriterAnswer> | undefined {
+  if (!('attach' in task)) return new Promise((resolve) => submit(task, resolve))
+  const port = task.attach
+  port.on('message', ({ seq, jobs }: { seq: number, jobs: WriteJob[] }) => submit(jobs, (answer) => port.postMessage({ seq, ...answer })))
+  return undefined
+}
