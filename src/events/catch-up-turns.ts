@@ -23,7 +23,9 @@ export class CatchUpTurns {
 
   #end (key: string) {
     this.#busy.delete(key)
-    this.#next()
+    // From the event loop, not from the turn that ends: SQLite reads a page synchronously, so turns
+    // handed on in one task would run back to back while every request waits for I/O to be polled.
+    setImmediate(() => this.#next())
   }
 
   #next () {
