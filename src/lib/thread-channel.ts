@@ -1,7 +1,21 @@
 import type { MessagePort } from 'node:worker_threads'
 
+/** An error as it crosses threads: a structured clone of an Error would drop the driver's `code`. */
+export interface SentError { code?: string, message?: string }
+
 /** What a thread answers to one `{ seq, jobs }` message: a result for each job, or the error that failed them all. */
-export interface ThreadReply<Result> { seq: number, results?: Result[], error?: { code?: string, message?: string } }
+export interface ThreadReply<Result> { seq: number, results?: Result[], error?: SentError }
+
+/** The error caught on one thread, as it is sent to another. */
+export function sentError (error: unknown): SentError {
+  const { code, message } = error as SentError
+  return { code, message }
+}
+
+/** The error another thread sent, with its `code`. */
+export function receivedError ({ code, message }: SentError) {
+  return Object.assign(new Error(message), { code })
+}
 
 /**
  * Sends batches of jobs over a port to a thread that answers each with a ThreadReply; rejects with an
@@ -19,7 +33,7 @@ export class ThreadChannel<Job, Result> {
       const waiting = this.#waiting.get(reply.seq)
       this.#waiting.delete(reply.seq)
       if (this.#waiting.size === 0) port.unref()
-      if (reply.error !== undefined) waiting?.reject(Object.assign(new Error(reply.error.message), { code: reply.error.code }))
+      if (reply.error !== undefined) waiting?.reject(receivedError(reply.error))
       else waiting?.resolve(reply.results!)
     })
   }

@@ -16,6 +16,7 @@ import { createWriteRunner } from './write-jobs.js'
 import type { WriteJob, WriteResult } from './write-jobs.js'
 import { SqliteWriter } from './writer.js'
 import { workerPool } from '../../lib/worker-thread.js'
+import { receivedError } from '../../lib/thread-channel.js'
 import type { PageAnswer } from './page-reader-worker.js'
 import { plantPages } from './plant-pages.js'
 import type { PlantPage, PlantQuery } from '../store.js'
@@ -104,7 +105,7 @@ export function openSqlite (options: SqliteOptions): DialectStore {
     ? pagesHere(db)
     : async (query: PlantQuery) => {
       const answer = await reader.run(query)
-      if ('error' in answer) asUnavailable(Object.assign(new Error(answer.error.message), { code: answer.error.code }))
+      if ('error' in answer) asUnavailable(receivedError(answer.error))
       return answer.page
     }
   const plants = new SqlitePlants(db, writes, readPage)

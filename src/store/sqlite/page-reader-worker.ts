@@ -5,10 +5,12 @@ import { workerData } from 'node:worker_threads'
 import { connect } from './connection.js'
 import type { SqliteSynchronous } from './connection.js'
 import { plantPages } from './plant-pages.js'
+import { sentError } from '../../lib/thread-channel.js'
+import type { SentError } from '../../lib/thread-channel.js'
 import type { PlantPage, PlantQuery } from '../store.js'
 
 /** A page, or the error (with the driver's code) that failed it. */
-export type PageAnswer = { page: PlantPage } | { error: { code?: string, message?: string } }
+export type PageAnswer = { page: PlantPage } | { error: SentError }
 
 const { path, synchronous } = workerData as { path: string, synchronous: SqliteSynchronous }
 const pages = plantPages(connect(path, synchronous, 'main', { readonly: true }))
@@ -17,7 +19,6 @@ export default function readPage (query: PlantQuery): PageAnswer {
   try {
     return { page: pages(query) }
   } catch (error) {
-    const { code, message } = error as { code?: string, message?: string }
-    return { error: { code, message } }
+    return { error: sentError(error) }
   }
 }

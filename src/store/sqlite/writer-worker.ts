@@ -5,6 +5,7 @@ import { workerData } from 'node:worker_threads'
 import type { MessagePort } from 'node:worker_threads'
 import { connect } from './connection.js'
 import type { SqliteSynchronous } from './connection.js'
+import { sentError } from '../../lib/thread-channel.js'
 import type { ThreadReply } from '../../lib/thread-channel.js'
 import { createWriteRunner } from './write-jobs.js'
 import type { WriteJob, WriteResult } from './write-jobs.js'
@@ -26,8 +27,7 @@ function flush () {
   try {
     results = runBatch(batch.flatMap(({ jobs }) => jobs))
   } catch (error) {
-    const { code, message } = error as { code?: string, message?: string }
-    for (const { answer } of batch) answer({ error: { code, message } })
+    for (const { answer } of batch) answer({ error: sentError(error) })
     return
   }
   let at = 0

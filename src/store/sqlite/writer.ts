@@ -1,5 +1,6 @@
 import { MessageChannel } from 'node:worker_threads'
 import type { MessagePort } from 'node:worker_threads'
+import { receivedError } from '../../lib/thread-channel.js'
 import { workerPool } from '../../lib/worker-thread.js'
 import type { SqliteSynchronous } from './connection.js'
 import type { WriteJob, WriteResult } from './write-jobs.js'
@@ -20,7 +21,7 @@ export class SqliteWriter {
   /** Runs one batch on the writer thread; rejects with an error carrying the driver's `code`. */
   async run (jobs: WriteJob[]): Promise<WriteResult[]> {
     const { results, error } = (await this.#thread.run(jobs))!
-    if (error !== undefined) throw Object.assign(new Error(error.message), { code: error.code })
+    if (error !== undefined) throw receivedError(error)
     return results!
   }
 
