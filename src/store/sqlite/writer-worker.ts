@@ -16,7 +16,7 @@ export type WriterAnswer = Omit<ThreadReply<WriteResult>, 'seq'>
 export type WriterTask = WriteJob[] | { attach: MessagePort }
 
 const { path, synchronous } = workerData as { path: string, synchronous: SqliteSynchronous }
-const runBatch = createWriteRunner(connect(path, synchronous, 'thread'), synchronous)
+const runBatch = createWriteRunner(connect(path, synchronous, 'writer'), synchronous)
 
 let pending: Array<{ jobs: WriteJob[], answer: (answer: WriterAnswer) => void }> = []
 
