@@ -13,12 +13,13 @@ export type SqliteSynchronous = 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA'
 const CACHE_KIB = { main: 8192, writer: 16384, thread: 2048 }
 
 /**
- * WAL frames between two checkpoints, on the one connection that writes. A checkpoint copies each page
- * of the WAL back to the file once, however many commits rewrote it: the name indexes' leaves are
- * rewritten by commit after commit, so a longer WAL copies each fewer times (SQLite's default is 1,000).
- * The WAL file then stays at about 40 MiB of 4 KiB pages, reused after each checkpoint.
+ * WAL frames between two checkpoints, on a connection that writes many pages (the writer thread's, an
+ * import's). A checkpoint copies each page of the WAL back to the file once, however many commits
+ * rewrote it: the indexes' leaves are rewritten by commit after commit, so a longer WAL copies each
+ * fewer times (SQLite's default is 1,000). The WAL file then stays at about 40 MiB of 4 KiB pages,
+ * reused after each checkpoint.
  */
-const WRITER_CHECKPOINT_FRAMES = 10_000
+export const WRITER_CHECKPOINT_FRAMES = 10_000
 
 /** Opens a connection with the store's settings; every connection to one file uses these, its page cache chosen by its role. */
 export function connect (path: string, synchronous: SqliteSynchronous, role: keyof typeof CACHE_KIB = 'main', { readonly = false } = {}): Database.Database {

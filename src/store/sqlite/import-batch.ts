@@ -3,6 +3,7 @@ import { plantOfRow } from '../../contract/plant.js'
 import type { PlantRow } from '../../contract/plant.js'
 import { sameOrConflict } from '../store.js'
 import type { ImportOptions, ImportResult, Plant } from '../store.js'
+import { WRITER_CHECKPOINT_FRAMES } from './connection.js'
 import { prepareOutbox } from './outbox.js'
 import { prepareSearchIndex } from './search-index.js'
 
@@ -17,11 +18,10 @@ const RUN = 100
 
 /** An import batch, its statements prepared once (a run has many batches). */
 export function prepareImportBatch (db: Database.Database): ImportBatch {
-  // An import owns its process: a page cache that holds the pages random ids land on, and a
-  // checkpoint every 40 MB of WAL rather than 4, so a batch's pages are not copied into the file
-  // again after nearly every commit.
+  // An import owns its process: a page cache that holds the pages random ids land on, and the
+  // writer's long WAL, so a batch's pages are not copied into the file again after nearly every commit.
   db.pragma('cache_size = -32768')
-  db.pragma('wal_autocheckpoint = 10000')
+  db.pragma(`wal_autocheckpoint = ${WRITER_CHECKPOINT_FRAMES}`)
   const insert = db.prepare('INSERT INTO plants (id, name, tag, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING')
   const insertRun = db.prepare(`INSERT INTO plants (id, name, tag, created_at) VALUES ${Array(RUN).fill('(?, ?, ?, ?)').join(', ')} ON CONFLICT (id) DO NOTHING`)
   const select = db.prepare<[bigint], PlantRow>('SELECT id, name, tag FROM plants WHERE id = ?')
