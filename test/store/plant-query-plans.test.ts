@@ -59,6 +59,21 @@ test('SQLite: every shape of page reads through an index: no table scan, and a s
   }
 })
 
+test('SQLite: a broad name prefix in id order, walked (plant-pages.ts), reads the table in id order and stops at the page', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'plantstore-plans-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const file = join(dir, 'plants.db')
+  await withStore(`sqlite:${file}`, async () => {})
+  const db = new Database(file, { readonly: true })
+  t.after(() => db.close())
+  for (const order of ['id', 'id desc'] as const) {
+    const params: Array<string | bigint> = []
+    const sql = listSql({ limit: 101, filter: parseFilter('name = "S*" OR tag = "dry"'), order }, (value) => { params.push(value); return '?' }, sqliteSearch, 'plants NOT INDEXED')
+    const plan = db.prepare(`EXPLAIN QUERY PLAN SELECT id, name, tag FROM ${sql.from} WHERE ${sql.where} ORDER BY ${sql.order} LIMIT 101`).all(...params) as Array<{ detail: string }>
+    assert.deepEqual(plan.map((row) => row.detail), ['SCAN plants'], order)
+  }
+})
+
 test('PostgreSQL: every shape of page has an index plan without a sort (sequential scans and sorts disabled)', { skip: process.env.PLANTSTORE_TEST_POSTGRES_URL === undefined }, async (t) => {
   const url = await freshDatabase('postgres:fresh')
   await withStore(url, async () => {})

@@ -47,34 +47,64 @@ function registerNameHasWords (db: Database.Database) {
 }
 
 /**
+ * Past this many plants that match, a page in id order is not read by sorting them all, SQLite's plan
+ * when the conditions are found through another index (a name prefix of a letter or two, tags ORed): it
+ * walks the table in id order instead, checking each plant, and stops at the page's end. A sort reads
+ * every match, a walk about limit × plants ÷ matches: with the choice made at this bound, neither reads
+ * more than a few tens of thousands of rows for a page of 100 of a store of millions. Not in name order:
+ * names that share a word sit together there, so a walk could pass most of the index before its first match.
+ */
+export const SORT_BOUND = 20_000
+
+/**
  * Pages of plants for queries beyond the plain id-ordered list (a filter, another order, a count), on
  * the serving thread's read-only connection: the page, its count and the log position in one
- * deferred transaction, so one snapshot. Each query shape is prepared once; the shapes kept are bounded.
+ * deferred transaction, so one snapshot. Each query shape is prepared once, with whether SQLite's plan
+ * for it sorts; the shapes kept are bounded. A page in id order whose plan sorts is first counted up to
+ * `sortBound`: past it, the page walks the table in id order instead.
  */
-export function plantPages (db: Database.Database): (query: PlantQuery) => PlantPage {
+export function plantPages (db: Database.Database, sortBound = SORT_BOUND): (query: PlantQuery) => PlantPage {
   registerNameHasWords(db)
-  const statements = new LRUCache<string, Database.Statement>({ max: 256 })
-  const prepared = (sql: string) => {
-    let statement = statements.get(sql)
-    if (statement === undefined) {
-      statement = db.prepare(sql)
-      statements.set(sql, statement)
+  const statements = new LRUCache<string, { statement: Database.Statement, sorts: boolean }>({ max: 256 })
+  const prepared = (sql: string, params: Value[]) => {
+    let entry = statements.get(sql)
+    if (entry === undefined) {
+      const plan = db.prepare<Value[], { detail: string }>(`EXPLAIN QUERY PLAN ${sql}`).all(...params)
+      entry = { statement: db.prepare(sql), sorts: plan.some((step) => step.detail.includes('TEMP B-TREE FOR ORDER BY')) }
+      statements.set(sql, entry)
     }
-    return statement
+    return entry
   }
   const position = db.prepare<[], bigint>(LOG_POSITION_SQL).pluck()
-  return db.transaction((query: PlantQuery): PlantPage => {
+  const pageOf = (query: PlantQuery, table?: string) => {
     const params: Value[] = []
     const sql = listSql(query, (value) => {
       params.push(value)
       return '?'
-    }, searchSql)
-    const rows = sql.possible
-      ? prepared(`SELECT id, name, tag FROM ${sql.from} WHERE ${sql.where} ORDER BY ${sql.order} LIMIT ${opaqueInteger('?')}`).all(...params, BigInt(query.limit)) as PlantRow[]
-      : []
+    }, searchSql, table)
+    params.push(BigInt(sql.possible ? query.limit : 0))
+    return { sql, params, text: `SELECT id, name, tag FROM ${sql.from} WHERE ${sql.where} ORDER BY ${sql.order} LIMIT ${opaqueInteger('?')}` }
+  }
+  // How many plants a sort would read (the page's matches after its cursor), counted up to the bound.
+  const sortSize = ({ sql, params }: ReturnType<typeof pageOf>) => {
+    const values = params.slice(0, -1)
+    return Number(prepared(`SELECT count(*) FROM (SELECT 1 FROM ${sql.from} WHERE ${sql.where} LIMIT ${sortBound})`, values).statement.pluck().get(...values))
+  }
+  return db.transaction((query: PlantQuery): PlantPage => {
+    const sorted = pageOf(query)
+    const { sql } = sorted
+    let page = sorted
+    let entry = prepared(page.text, page.params)
+    // A search in id order is driven by the search index, in id order: it never sorts.
+    if (sql.possible && entry.sorts && query.search === undefined && !(query.order ?? 'id').startsWith('name') && sortSize(page) >= sortBound) {
+      page = pageOf(query, 'plants NOT INDEXED')
+      entry = prepared(page.text, page.params)
+    }
+    const rows = sql.possible ? entry.statement.all(...page.params) as PlantRow[] : []
+    const matching = sorted.params.slice(0, sql.matchingParams)
     const total = query.count === undefined
       ? undefined
-      : Number(prepared(`SELECT count(*) FROM ${sql.from} WHERE ${sql.matching}`).pluck().get(...params.slice(0, sql.matchingParams)))
+      : Number(prepared(`SELECT count(*) FROM ${sql.from} WHERE ${sql.matching}`, matching).statement.pluck().get(...matching))
     return { plants: rows.map(plantOfRow), position: position.get()!, ...(total !== undefined && { total }) }
   })
 }
