@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
+import type { TestContext } from 'node:test'
 import Database from 'better-sqlite3'
 import pg from 'pg'
 import { freshDatabase, withStore } from '../databases.js'
@@ -40,13 +41,19 @@ const pageSql = (query: PlantQuery, bind: (value: string | bigint) => string, se
   return `SELECT id, name, tag FROM ${sql.from} WHERE ${sql.where} ORDER BY ${sql.order} LIMIT ${query.limit}`
 }
 
-test('SQLite: every shape of page reads through an index: no table scan, and a sort only of an index range', async (t) => {
+/** A migrated, empty SQLite file, opened read-only as a page reader opens it; removed after the test. */
+async function emptySqliteStore (t: TestContext) {
   const dir = mkdtempSync(join(tmpdir(), 'plantstore-plans-'))
   t.after(() => rmSync(dir, { recursive: true, force: true }))
   const file = join(dir, 'plants.db')
   await withStore(`sqlite:${file}`, async () => {})
   const db = new Database(file, { readonly: true })
   t.after(() => db.close())
+  return db
+}
+
+test('SQLite: every shape of page reads through an index: no table scan, and a sort only of an index range', async (t) => {
+  const db = await emptySqliteStore(t)
   plantPages(db) // registers the functions a page's SQL calls
   for (const [shape, query] of SHAPES) {
     const params: Array<string | bigint> = []
@@ -60,12 +67,7 @@ test('SQLite: every shape of page reads through an index: no table scan, and a s
 })
 
 test('SQLite: a broad name prefix in id order, walked (plant-pages.ts), reads the table in id order and stops at the page', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'plantstore-plans-'))
-  t.after(() => rmSync(dir, { recursive: true, force: true }))
-  const file = join(dir, 'plants.db')
-  await withStore(`sqlite:${file}`, async () => {})
-  const db = new Database(file, { readonly: true })
-  t.after(() => db.close())
+  const db = await emptySqliteStore(t)
   for (const order of ['id', 'id desc'] as const) {
     const params: Array<string | bigint> = []
     const sql = listSql({ limit: 101, filter: parseFilter('name = "S*" OR tag = "dry"'), order }, (value) => { params.push(value); return '?' }, sqliteSearch, 'plants NOT INDEXED')
