@@ -59,9 +59,17 @@ export function prefixSql (column: string, prefix: string, bind: Bind): string {
  */
 export function filterSql (filter: Filter, bind: Bind): string {
   switch (filter.kind) {
+    case 'or': {
+      // Equalities of one column ORed, as IN: PostgreSQL then reads them from the column's index (an OR
+      // of them, counted, read the whole table), and SQLite looks each value up.
+      const [first] = filter.terms
+      const column = first?.kind === 'id' || first?.kind === 'name' || first?.kind === 'tag' ? first.kind : undefined
+      const values = filter.terms.flatMap((term) => term.kind === column && term.op === '=' && !('prefix' in term && term.prefix) ? [term.value] : [])
+      if (column !== undefined && values.length === filter.terms.length) return `(${column} IN (${values.map((value) => bind(value)).join(', ')}))`
+      return `(${filter.terms.map((term) => filterSql(term, bind)).join(' OR ')})`
+    }
     case 'and':
-    case 'or':
-      return `(${filter.terms.map((term) => filterSql(term, bind)).join(filter.kind === 'and' ? ' AND ' : ' OR ')})`
+      return `(${filter.terms.map((term) => filterSql(term, bind)).join(' AND ')})`
     case 'not':
       return `NOT coalesce(${filterSql(filter.term, bind)}, false)`
     case 'has-tag':

@@ -8,7 +8,7 @@ import Database from 'better-sqlite3'
 import pg from 'pg'
 import { freshDatabase, withStore } from '../databases.js'
 import { parseFilter } from '../../src/contract/filter.js'
-import { listSql } from '../../src/store/plant-list-sql.js'
+import { filterSql, listSql } from '../../src/store/plant-list-sql.js'
 import type { SearchSql } from '../../src/store/plant-list-sql.js'
 import { plantPages, searchSql as sqliteSearch } from '../../src/store/sqlite/plant-pages.js'
 import { searchSql as postgresSearch } from '../../src/store/postgres/plant-pages.js'
@@ -20,6 +20,7 @@ const SHAPES: Array<[string, PlantQuery]> = [
   ['name prefix, next page', { limit: 101, filter: parseFilter('name = "Mon*"'), after: 5n }],
   ['tag =', { limit: 101, filter: parseFilter('tag = "tropical"') }],
   ['tag parameter', { limit: 101, tag: 'tropical', after: 5n }],
+  ['tags ORed', { limit: 101, filter: parseFilter('tag = "tropical" OR tag = "dry"') }],
   ['id range', { limit: 101, filter: parseFilter('id >= 10 AND id < 1000') }],
   ['name order desc with a filter', { limit: 101, order: 'name desc', filter: parseFilter('tag = "tropical"') }],
   ['name order desc, next page', { limit: 101, order: 'name desc', filter: parseFilter('tag:*'), from: { id: 7n, name: 'Fern' } }],
@@ -74,6 +75,18 @@ test('SQLite: a broad name prefix in id order, walked (plant-pages.ts), reads th
     const plan = db.prepare(`EXPLAIN QUERY PLAN SELECT id, name, tag FROM ${sql.from} WHERE ${sql.where} ORDER BY ${sql.order} LIMIT 101`).all(...params) as Array<{ detail: string }>
     assert.deepEqual(plan.map((row) => row.detail), ['SCAN plants'], order)
   }
+})
+
+test('equalities of one column ORed are compiled as IN, which each database reads from the column\'s index; other ORs stay ORs', () => {
+  const sql = (text: string) => {
+    let n = 0
+    return filterSql(parseFilter(text)!, () => `$${++n}`)
+  }
+  assert.equal(sql('tag = "a" OR tag = "b" OR tag = "c"'), '(tag IN ($1, $2, $3))')
+  assert.equal(sql('id = 1 OR id = 2'), '(id IN ($1, $2))')
+  assert.equal(sql('tag = "a" OR name = "b"'), '((tag = $1) OR (name = $2))')
+  assert.equal(sql('tag = "a*" OR tag = "b"'), '(((tag >= $1 AND tag < $2)) OR (tag = $3))')
+  assert.equal(sql('tag = "a" OR tag != "b"'), '((tag = $1) OR (tag <> $2))')
 })
 
 test('PostgreSQL: every shape of page has an index plan without a sort (sequential scans and sorts disabled)', { skip: process.env.PLANTSTORE_TEST_POSTGRES_URL === undefined }, async (t) => {
