@@ -4,10 +4,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import Database from 'better-sqlite3'
-import { withStore } from '../databases.js'
+import pg from 'pg'
+import { freshDatabase, withStore } from '../databases.js'
 import { seededRandom } from '../random.js'
 import { parseFilter } from '../../src/contract/filter.js'
+import { listSql } from '../../src/store/plant-list-sql.js'
 import { plantPages } from '../../src/store/sqlite/plant-pages.js'
+import { searchSql as postgresSearch } from '../../src/store/postgres/plant-pages.js'
 import type { PlantQuery } from '../../src/store/store.js'
 
 const NAMES = ['Monstera', 'Fern', 'Boston fern', 'Éléphant', 'Ficus', 'Zz', 'Aloe', 'Sage', 'Sword lily']
@@ -69,3 +72,45 @@ test('SQLite: a page in id order that would sort more matches than the bound wal
   }
   assert.ok(nonEmpty > 50, `most filters match some plants: ${nonEmpty}`)
 })
+
+test('PostgreSQL: a search of short words read in id order without their prefix ranges finds the same pages as through them', { skip: process.env.PLANTSTORE_TEST_POSTGRES_URL === undefined }, async (t) => {
+  const random = seededRandom(t)
+  const url = await freshDatabase('postgres:fresh')
+  await withStore(url, async (store) => {
+    await Promise.all(Array.from({ length: 400 }, async (_, i) => {
+      const name = `${NAMES[i % NAMES.length]} ${NAMES[Math.floor(random() * NAMES.length)]} ${Math.floor(random() * 50)}`
+      await store.plants.create(i % 3 === 0 ? { id: BigInt(i * 7919 - 1_000_000), name } : { id: BigInt(i * 7919 - 1_000_000), name, tag: TAGS[i % TAGS.length]! })
+    }))
+  })
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  t.after(() => client.end())
+  const read = (lexemes: string[], ranges: boolean) => (query: PlantQuery) => {
+    const params: string[] = []
+    const sql = listSql(query, (value) => `$${params.push(String(value))}`, postgresSearch(lexemes, ranges))
+    return client.query(`SELECT id, name, tag FROM ${sql.from} WHERE ${sql.where} ORDER BY ${sql.order} LIMIT ${query.limit}`, params)
+      .then(({ rows }) => ({ plants: rows.map((row: { id: string, name: string }) => ({ id: BigInt(row.id), name: row.name })) }))
+  }
+  let nonEmpty = 0
+  for (let i = 0; i < 60; i++) {
+    const words = Array.from({ length: 1 + Math.floor(random() * 2) }, () => NAMES[Math.floor(random() * NAMES.length)]!.split(' ')[0]!.slice(0, 1 + Math.floor(random() * 2)))
+    const { rows: [{ lexemes }] } = await client.query('SELECT tsvector_to_array(to_tsvector(\'simple\', plant_search_text($1))) AS lexemes', [words.join(' ')])
+    const query: PlantQuery = { limit: 1 + Math.floor(random() * 30), search: words, order: random() < 0.5 ? 'id' : 'id desc', ...(random() < 0.3 && { filter: parseFilter(`tag = "${TAGS[0]}"`) }) }
+    const walked = await allPagesAsync(read(lexemes, false), query)
+    assert.deepEqual(walked, await allPagesAsync(read(lexemes, true), query), `${words.join(' ')} (${query.order}, limit ${query.limit})`)
+    if (walked.length > 0) nonEmpty++
+  }
+  assert.ok(nonEmpty > 30, `most searches match some plants: ${nonEmpty}`)
+})
+
+async function allPagesAsync (read: (query: PlantQuery) => Promise<{ plants: Array<{ id: bigint, name: string }> }>, query: PlantQuery): Promise<bigint[]> {
+  const ids: bigint[] = []
+  let cursor: PlantQuery = query
+  for (;;) {
+    const { plants } = await read(cursor)
+    ids.push(...plants.map((plant) => plant.id))
+    const last = plants.at(-1)
+    if (plants.length < query.limit || last === undefined) return ids
+    cursor = query.order === 'id desc' ? { ...query, from: { id: last.id, name: last.name } } : { ...query, after: last.id }
+  }
+}
