@@ -25,8 +25,9 @@ const wordsQuery = (bind: Bind, words: string[]) =>
  * key, merged with each other prefix's rows, and with the tag index's when the query needs one tag,
  * before any plant is read; the page stops at its limit. The plant is read in a LATERAL subquery kept
  * apart from the join (OFFSET 0): PostgreSQL, estimating the tsvector check far too selective, otherwise
- * joined every candidate and sorted them.
- * In name order, and for a lexeme under three characters, the prefixes are conditions on id; not in
+ * joined every candidate and sorted them. In name order the same merge finds the candidates of two
+ * prefixes or more, which are then sorted.
+ * In name order with one prefix, and for a lexeme under three characters, the prefixes are conditions on id; not in
  * id order behind a driving prefix, whose candidates the tsvector checks anyway, nor when `shortRanges`
  * is false (page() found them too wide: the page then reads plants in id order and checks each).
  * Words the folding erases (² or ʼ) are left out, as they are from names; when none is left nothing
@@ -43,7 +44,10 @@ export const searchSql = (lexemes: string[], shortRanges = true): SearchSql => (
     ...ranges ? short.map((lexeme) => `id IN (${withPrefix(prefixSql('prefix', lexeme, bind))})`) : [],
     `search @@ ${wordsQuery(bind, words)}`
   ]
-  if (inIdOrder && keys.length > 0) {
+  // In name order too when two prefixes or more meet: their rows' intersection is found in id order and
+  // sorted, where walking the name index passed every name before the matches, which sit together there
+  // ("golden fern" in name desc: 540 ms alone, 30 ms so). One prefix's rows are many: that walk stays.
+  if (keys.length > 1 || (inIdOrder && keys.length > 0)) {
     const [driver, ...others] = keys
     return {
       from: (bind) => [
@@ -53,7 +57,7 @@ export const searchSql = (lexemes: string[], shortRanges = true): SearchSql => (
         'CROSS JOIN LATERAL (SELECT id, name, tag, search FROM plants WHERE plants.id = hits.hit OFFSET 0) plants'
       ].join('\n        '),
       where: (bind) => checks(bind, false).join(' AND '),
-      key: 'hit'
+      key: inIdOrder ? 'hit' : 'id'
     }
   }
   return {
