@@ -27,9 +27,9 @@ const wordsQuery = (bind: Bind, words: string[]) =>
  * apart from the join (OFFSET 0): PostgreSQL, estimating the tsvector check far too selective, otherwise
  * joined every candidate and sorted them. In name order the same merge finds the candidates of two
  * prefixes or more, which are then sorted.
- * In name order with one prefix, and for a lexeme under three characters, the prefixes are conditions on id; not in
- * id order behind a driving prefix, whose candidates the tsvector checks anyway, nor when `shortRanges`
- * is false (page() found them too wide: the page then reads plants in id order and checks each).
+ * In name order with one prefix, and for a lexeme under three characters, the prefixes are conditions
+ * on id; not in id order behind a driving prefix, whose candidates the tsvector checks anyway, nor when
+ * `shortRanges` is false (page() found them too wide: the page then reads plants in id order and checks each).
  * Words the folding erases (² or ʼ) are left out, as they are from names; when none is left nothing
  * matches.
  */
