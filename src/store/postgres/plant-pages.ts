@@ -13,6 +13,9 @@ const POSITION_SQL = `SELECT (${LOG_POSITION_SQL}) AS position`
 /** How many characters of a word the prefix table holds (migration 019). */
 const INDEXED_PREFIX = 3
 
+/** The lexemes shorter than the prefix table's prefixes: each is found through a range of them. */
+const shortLexemes = (lexemes: string[]) => lexemes.filter((lexeme) => [...lexeme].length < INDEXED_PREFIX)
+
 /** The words as names are folded (plant_search_text, a migration): a prefix query, null when none is left. */
 const wordsQuery = (bind: Bind, words: string[]) =>
   `to_tsquery('simple', nullif(regexp_replace(btrim(plant_search_text(${bind(words.join(' '))})), ' +', ':* & ', 'g'), '') || ':*')`
@@ -36,7 +39,7 @@ const wordsQuery = (bind: Bind, words: string[]) =>
 export const searchSql = (lexemes: string[], shortRanges = true): SearchSql => (words, inIdOrder, tag) => {
   const characters = lexemes.map((lexeme) => [...lexeme]).sort((a, b) => b.length - a.length)
   const keys = [...new Set(characters.filter((c) => c.length >= INDEXED_PREFIX).map((c) => c.slice(0, INDEXED_PREFIX).join('')))]
-  const short = characters.filter((c) => c.length < INDEXED_PREFIX).map((c) => c.join(''))
+  const short = shortLexemes(lexemes)
   // The plants with a prefix in plant_search_prefixes that meets `condition`, as column `as`.
   const withPrefix = (condition: string, as = 'id') => `SELECT id AS ${as} FROM plant_search_prefixes WHERE ${condition}`
   // Each short lexeme's range of prefixes (unless `ranges` is false), then the whole words against the tsvector.
@@ -74,17 +77,15 @@ export const searchSql = (lexemes: string[], shortRanges = true): SearchSql => (
  * about limit × plants ÷ matches rows. Below it, a rare word (`zq`) is found through its range at once,
  * where reading plants would pass the whole table.
  */
-export const SHORT_RANGE_BOUND = 5000
+const SHORT_RANGE_BOUND = 5000
 
-/** Whether every short lexeme's range of prefixes holds at least the bound's rows (counted up to it). */
+/** Whether every short lexeme's range of prefixes holds at least the bound's rows (each counted up to it), in one statement. */
 async function shortRangesWide (db: PostgresDatabase, lexemes: string[]): Promise<boolean> {
-  for (const lexeme of lexemes) {
-    const params: string[] = []
-    const range = prefixSql('prefix', lexeme, (value) => `$${params.push(String(value))}`)
-    const [row] = await db.query<{ n: string }>(`SELECT count(*) AS n FROM (SELECT 1 FROM plant_search_prefixes WHERE ${range} LIMIT ${SHORT_RANGE_BOUND}) r`, params)
-    if (Number(row!.n) < SHORT_RANGE_BOUND) return false
-  }
-  return true
+  const params: string[] = []
+  const bind: Bind = (value) => `$${params.push(String(value))}`
+  const counts = lexemes.map((lexeme) => `SELECT count(*) AS n FROM (SELECT 1 FROM plant_search_prefixes WHERE ${prefixSql('prefix', lexeme, bind)} LIMIT ${SHORT_RANGE_BOUND}) r`)
+  const [row] = await db.query<{ wide: boolean }>(`SELECT bool_and(n >= ${SHORT_RANGE_BOUND}) AS wide FROM (${counts.join(' UNION ALL ')}) c`, params)
+  return row!.wide
 }
 
 /** q's words as the stored tsvector holds them: PostgreSQL folds them as it folds names. Immutable, so kept. */
@@ -131,7 +132,7 @@ async function page (db: PostgresDatabase, query: PlantQuery): Promise<PlantPage
   const params: string[] = []
   const lexemes = query.search === undefined ? [] : await searchLexemes(db, query.search)
   // In id order with only short words, their ranges decide the plan (SHORT_RANGE_BOUND).
-  const short = lexemes.filter((lexeme) => [...lexeme].length < INDEXED_PREFIX)
+  const short = shortLexemes(lexemes)
   const idOrder = !(query.order ?? 'id').startsWith('name')
   const shortRanges = !(idOrder && short.length === lexemes.length && short.length > 0 && await shortRangesWide(db, short))
   const sql = listSql(query, (value) => `$${params.push(String(value))}`, searchSql(lexemes, shortRanges))

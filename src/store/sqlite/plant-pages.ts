@@ -54,7 +54,7 @@ function registerNameHasWords (db: Database.Database) {
  * more than a few tens of thousands of rows for a page of 100 of a store of millions. Not in name order:
  * names that share a word sit together there, so a walk could pass most of the index before its first match.
  */
-export const SORT_BOUND = 20_000
+const SORT_BOUND = 20_000
 
 /**
  * Pages of plants for queries beyond the plain id-ordered list (a filter, another order, a count), on
@@ -65,15 +65,25 @@ export const SORT_BOUND = 20_000
  */
 export function plantPages (db: Database.Database, sortBound = SORT_BOUND): (query: PlantQuery) => PlantPage {
   registerNameHasWords(db)
-  const statements = new LRUCache<string, { statement: Database.Statement, sorts: boolean }>({ max: 256 })
-  const prepared = (sql: string, params: Value[]) => {
-    let entry = statements.get(sql)
-    if (entry === undefined) {
-      const plan = db.prepare<Value[], { detail: string }>(`EXPLAIN QUERY PLAN ${sql}`).all(...params)
-      entry = { statement: db.prepare(sql), sorts: plan.some((step) => step.detail.includes('TEMP B-TREE FOR ORDER BY')) }
-      statements.set(sql, entry)
+  const statements = new LRUCache<string, Database.Statement>({ max: 256 })
+  const prepared = (sql: string) => {
+    let statement = statements.get(sql)
+    if (statement === undefined) {
+      statement = db.prepare(sql)
+      statements.set(sql, statement)
     }
-    return entry
+    return statement
+  }
+  // Whether SQLite's plan for a page's statement sorts, asked once per statement.
+  const plans = new LRUCache<string, boolean>({ max: 256 })
+  const sorts = (sql: string, params: Value[]) => {
+    let sorting = plans.get(sql)
+    if (sorting === undefined) {
+      const plan = db.prepare<Value[], { detail: string }>(`EXPLAIN QUERY PLAN ${sql}`).all(...params)
+      sorting = plan.some((step) => step.detail.includes('TEMP B-TREE FOR ORDER BY'))
+      plans.set(sql, sorting)
+    }
+    return sorting
   }
   const position = db.prepare<[], bigint>(LOG_POSITION_SQL).pluck()
   const pageOf = (query: PlantQuery, table?: string) => {
@@ -88,23 +98,20 @@ export function plantPages (db: Database.Database, sortBound = SORT_BOUND): (que
   // How many plants a sort would read (the page's matches after its cursor), counted up to the bound.
   const sortSize = ({ sql, params }: ReturnType<typeof pageOf>) => {
     const values = params.slice(0, -1)
-    return Number(prepared(`SELECT count(*) FROM (SELECT 1 FROM ${sql.from} WHERE ${sql.where} LIMIT ${sortBound})`, values).statement.pluck().get(...values))
+    return Number(prepared(`SELECT count(*) FROM (SELECT 1 FROM ${sql.from} WHERE ${sql.where} LIMIT ${sortBound})`).pluck().get(...values))
   }
   return db.transaction((query: PlantQuery): PlantPage => {
     const sorted = pageOf(query)
     const { sql } = sorted
     let page = sorted
-    let entry = prepared(page.text, page.params)
     // A search in id order is driven by the search index, in id order: it never sorts.
-    if (sql.possible && entry.sorts && query.search === undefined && !(query.order ?? 'id').startsWith('name') && sortSize(page) >= sortBound) {
-      page = pageOf(query, 'plants NOT INDEXED')
-      entry = prepared(page.text, page.params)
-    }
-    const rows = sql.possible ? entry.statement.all(...page.params) as PlantRow[] : []
+    if (sql.possible && query.search === undefined && !(query.order ?? 'id').startsWith('name') &&
+      sorts(page.text, page.params) && sortSize(page) >= sortBound) page = pageOf(query, 'plants NOT INDEXED')
+    const rows = sql.possible ? prepared(page.text).all(...page.params) as PlantRow[] : []
     const matching = sorted.params.slice(0, sql.matchingParams)
     const total = query.count === undefined
       ? undefined
-      : Number(prepared(`SELECT count(*) FROM ${sql.from} WHERE ${sql.matching}`, matching).statement.pluck().get(...matching))
+      : Number(prepared(`SELECT count(*) FROM ${sql.from} WHERE ${sql.matching}`).pluck().get(...matching))
     return { plants: rows.map(plantOfRow), position: position.get()!, ...(total !== undefined && { total }) }
   })
 }
