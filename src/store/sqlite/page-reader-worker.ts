@@ -13,10 +13,14 @@ import type { PlantPage, PlantQuery } from '../store.js'
 export type PageAnswer = { page: PlantPage } | { error: SentError }
 
 const { path, synchronous } = workerData as { path: string, synchronous: SqliteSynchronous }
-const pages = plantPages(connect(path, synchronous, 'main', { readonly: true }))
+// Opened with the first page, not as the thread starts: opening loads SQLite's addon, and a thread
+// terminated while an addon loads aborts the process (a pool closed just after it started its threads).
+// A page runs as a task, which the pool's close() waits for.
+let pages: ((query: PlantQuery) => PlantPage) | undefined
 
 export default function readPage (query: PlantQuery): PageAnswer {
   try {
+    pages ??= plantPages(connect(path, synchronous, 'main', { readonly: true }))
     return { page: pages(query) }
   } catch (error) {
     return { error: sentError(error) }
