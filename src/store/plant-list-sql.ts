@@ -55,9 +55,10 @@ export function prefixSql (column: string, prefix: string, bind: Bind): string {
  * NULL, which WHERE takes as false, as the rules do; NOT takes it as false before negating, so that it is
  * an exact complement. Comparisons carry no `tag IS NOT NULL` of their own: PostgreSQL counted it twice
  * in its estimates and chose a plan 14 times slower for `q` with a tag. Strings compare by code point:
- * SQLite's BINARY collation, and PostgreSQL's columns are `COLLATE "C"` (a migration).
+ * SQLite's BINARY collation, and PostgreSQL's columns are `COLLATE "C"` (a migration). `idColumn` is what ids
+ * compare on: a search's driving key, so that an id range bounds the search index's reading too.
  */
-export function filterSql (filter: Filter, bind: Bind): string {
+export function filterSql (filter: Filter, bind: Bind, idColumn = 'id'): string {
   switch (filter.kind) {
     case 'or': {
       // Equalities of one column ORed, as IN: PostgreSQL then reads them from the column's index (an OR
@@ -65,17 +66,17 @@ export function filterSql (filter: Filter, bind: Bind): string {
       const [first] = filter.terms
       const column = first?.kind === 'id' || first?.kind === 'name' || first?.kind === 'tag' ? first.kind : undefined
       const values = filter.terms.flatMap((term) => term.kind === column && term.op === '=' && !('prefix' in term && term.prefix) ? [term.value] : [])
-      if (column !== undefined && values.length === filter.terms.length) return `(${column} IN (${values.map((value) => bind(value)).join(', ')}))`
-      return `(${filter.terms.map((term) => filterSql(term, bind)).join(' OR ')})`
+      if (column !== undefined && values.length === filter.terms.length) return `(${column === 'id' ? idColumn : column} IN (${values.map((value) => bind(value)).join(', ')}))`
+      return `(${filter.terms.map((term) => filterSql(term, bind, idColumn)).join(' OR ')})`
     }
     case 'and':
-      return `(${filter.terms.map((term) => filterSql(term, bind)).join(' AND ')})`
+      return `(${filter.terms.map((term) => filterSql(term, bind, idColumn)).join(' AND ')})`
     case 'not':
-      return `NOT coalesce(${filterSql(filter.term, bind)}, false)`
+      return `NOT coalesce(${filterSql(filter.term, bind, idColumn)}, false)`
     case 'has-tag':
       return '(tag IS NOT NULL)'
     case 'id':
-      return `(id ${SQL_OPERATORS[filter.op]} ${bind(filter.value)})`
+      return `(${idColumn} ${SQL_OPERATORS[filter.op]} ${bind(filter.value)})`
     case 'name':
     case 'tag': {
       const column = filter.kind
@@ -117,16 +118,16 @@ export function listSql (query: PlantQuery, bindValue: Bind, searchSql: SearchSq
   const search: Search = query.search === undefined ? { from: () => table, where: () => '', key: 'id' } : searchSql(query.search, !order.startsWith('name'), exactTag(query))
   // In the statement's order, as SQLite's parameters are numbered: FROM first, then WHERE.
   const from = search.from(bind)
+  const { key } = search
   const conditions: string[] = []
   if (query.tag !== undefined) conditions.push(`tag = ${bind(query.tag)}`)
-  if (query.filter !== undefined) conditions.push(filterSql(query.filter, bind))
+  if (query.filter !== undefined) conditions.push(filterSql(query.filter, bind, key))
   const searched = search.where(bind)
   if (searched !== '') conditions.push(searched)
   const matching = conditions.length === 0 ? 'true' : conditions.join(' AND ')
   const matchingParams = bound
   let possible = true
   const keyset: string[] = []
-  const { key } = search
   if (order === 'id') {
     const start = keysetStart(query.after)
     if (start === undefined) possible = false

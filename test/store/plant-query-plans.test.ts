@@ -28,11 +28,12 @@ const SHAPES: Array<[string, PlantQuery]> = [
   ['q, two words', { limit: 101, search: ['bos', 'fer'] }],
   ['q, two words, next page', { limit: 101, search: ['boston', 'fer'], after: 5n }],
   ['q, one word with a filter, id order desc', { limit: 101, search: ['fern'], filter: parseFilter('tag = "tropical"'), order: 'id desc', from: { id: 7n, name: 'Fern' } }],
+  ['q, one word with an id range', { limit: 101, search: ['fern'], filter: parseFilter('id >= 10 AND id < 1000') }],
   ['q, one word with a filter, in name order', { limit: 101, search: ['fer'], filter: parseFilter('tag = "tropical"'), order: 'name' }]
 ]
 
 /** Searches in id order: the search index yields its matches in id order and drives the page. */
-const DRIVEN_BY_SEARCH = new Set(['q, two words', 'q, two words, next page', 'q, one word with a filter, id order desc'])
+const DRIVEN_BY_SEARCH = new Set(['q, two words', 'q, two words, next page', 'q, one word with a filter, id order desc', 'q, one word with an id range'])
 
 /** Shapes whose index gives the page's order on SQLite too: no plant of the range is sorted. */
 const UNSORTED = new Set(['tag =', 'tag parameter', 'id range', 'name order desc with a filter', 'id order desc, next page', ...DRIVEN_BY_SEARCH])
@@ -63,7 +64,9 @@ test('SQLite: every shape of page reads through an index: no table scan, and a s
     assert.ok(!/SCAN plants(?! USING)/.test(details), `${shape}: ${details}`)
     assert.ok(!/TEMP B-TREE/.test(details) || /SEARCH plants USING/.test(details), `${shape}: ${details}`)
     if (UNSORTED.has(shape)) assert.ok(!/TEMP B-TREE/.test(details), `${shape}: the index gives the order: ${details}`)
-    if (DRIVEN_BY_SEARCH.has(shape)) assert.match(details, /^SCAN plant_search VIRTUAL TABLE INDEX \d+:M1[<>]?; SEARCH plants USING INTEGER PRIMARY KEY/, shape)
+    if (DRIVEN_BY_SEARCH.has(shape)) assert.match(details, /^SCAN plant_search VIRTUAL TABLE INDEX \d+:M1[<>]*; SEARCH plants USING INTEGER PRIMARY KEY/, shape)
+    // An id range bounds the search index's reading, as the cursor does, rather than each candidate's plant.
+    if (shape === 'q, one word with an id range') assert.match(details, /INDEX \d+:M1[<>]{2}/, `${shape}: ${details}`)
   }
 })
 
@@ -105,5 +108,6 @@ test('PostgreSQL: every shape of page has an index plan without a sort (sequenti
     if (DRIVEN_BY_SEARCH.has(shape)) assert.match(plan, /Limit[\s\S]*Index Only Scan( Backward)? using plant_search_prefixes_pkey/, `${shape}: one prefix's rows drive the page:\n${plan}`)
     // A search that needs one tag walks the tag's index in id order beside the prefix's rows, rather than read each candidate's plant.
     if (shape === 'q, one word with a filter, id order desc') assert.match(plan, /plants_tag_id/, `${shape}:\n${plan}`)
+    if (shape === 'q, one word with an id range') assert.match(plan, /Index Cond: \(\(prefix = '[^']+'::text\) AND \(id >= '10'::bigint\) AND \(id < '1000'::bigint\)\)/, `${shape}:\n${plan}`)
   }
 })
