@@ -106,16 +106,16 @@ export interface ListSql {
 /**
  * The SQL of a page of plants for either store: tag, filter, search and the keyset after the previous page,
  * in the query's order with ties broken by id in the same direction. `table` is what a query without a
- * search reads (SQLite names an index for it: plant-pages.ts).
+ * search reads (SQLite walks an index for it: plant-pages.ts).
  */
-export function listSql (query: PlantQuery, bindValue: Bind, searchSql: SearchSql, table = 'plants'): ListSql {
+export function listSql (query: PlantQuery, bindValue: Bind, searchSql: SearchSql, table: Search['from'] = () => 'plants'): ListSql {
   let bound = 0
   const bind: Bind = (value) => {
     bound++
     return bindValue(value)
   }
   const order = query.order ?? 'id'
-  const search: Search = query.search === undefined ? { from: () => table, where: () => '', key: 'id' } : searchSql(query.search, !order.startsWith('name'), exactTag(query))
+  const search: Search = query.search === undefined ? { from: table, where: () => '', key: 'id' } : searchSql(query.search, !order.startsWith('name'), exactTag(query))
   // In the statement's order, as SQLite's parameters are numbered: FROM first, then WHERE.
   const from = search.from(bind)
   const { key } = search

@@ -31,7 +31,7 @@ function filterFrom (random: () => number): string {
 
 type Page = { plants: Array<{ id: bigint, name: string }> }
 
-/** Every page of a query in id order (either direction), following the cursor as GET /plants does. */
+/** Every page of a query, following the cursor as GET /plants does. */
 async function allPages (read: (query: PlantQuery) => Page | Promise<Page>, query: PlantQuery): Promise<bigint[]> {
   const ids: bigint[] = []
   let cursor: PlantQuery = query
@@ -40,11 +40,11 @@ async function allPages (read: (query: PlantQuery) => Page | Promise<Page>, quer
     ids.push(...plants.map((plant) => plant.id))
     const last = plants.at(-1)
     if (plants.length < query.limit || last === undefined) return ids
-    cursor = query.order === 'id desc' ? { ...query, from: { id: last.id, name: last.name } } : { ...query, after: last.id }
+    cursor = (query.order ?? 'id') === 'id' ? { ...query, after: last.id } : { ...query, from: { id: last.id, name: last.name } }
   }
 }
 
-test('SQLite: a page in id order that would sort more matches than the bound walks the table instead, with the same pages', async (t) => {
+test('SQLite: a page that would sort more matches than the bound walks an index in its order instead, with the same pages', async (t) => {
   const random = seededRandom(t)
   const dir = mkdtempSync(join(tmpdir(), 'plantstore-walk-'))
   t.after(() => rmSync(dir, { recursive: true, force: true }))
@@ -60,19 +60,30 @@ test('SQLite: a page in id order that would sort more matches than the bound wal
   const db = new Database(file, { readonly: true })
   t.after(() => db.close())
   db.defaultSafeIntegers(true)
-  // A bound of one match walks every page whose plan sorts; the default sorts every page of this small store.
-  const walking = plantPages(db, 1)
+  // A sort bound of one match walks every page whose plan sorts; the default sorts every page of this
+  // small store. A walk in name order stopped after a few rows, fewer than the plants, sorts after all.
+  const walking = plantPages(db, { sort: 1, walk: 1000 })
+  const stopped = [plantPages(db, { sort: 1, walk: 7 }), plantPages(db, { sort: 1, walk: 60 })]
   const sorting = plantPages(db)
+  const WORDS = ['fe', 'fern', 'bos', 'sword li', 'élé', 'zz', 's', 'mon']
   let nonEmpty = 0
-  for (let i = 0; i < 150; i++) {
-    const text = filterFrom(random)
-    const query: PlantQuery = { limit: 1 + Math.floor(random() * 40), filter: parseFilter(text), order: random() < 0.5 ? 'id' : 'id desc', ...(random() < 0.3 && { count: 'exact' as const }) }
-    const walked = await allPages(walking, query)
-    assert.deepEqual(walked, await allPages(sorting, query), `${text} (${query.order}, limit ${query.limit})`)
-    assert.equal(walking(query).total, sorting(query).total, text)
-    if (walked.length > 0) nonEmpty++
+  for (let i = 0; i < 200; i++) {
+    const text = random() < 0.8 ? filterFrom(random) : undefined
+    const query: PlantQuery = {
+      limit: 1 + Math.floor(random() * 40),
+      filter: text === undefined ? undefined : parseFilter(text),
+      order: (['id', 'id desc', 'name', 'name desc'] as const)[Math.floor(random() * 4)],
+      ...(random() < 0.3 && { search: WORDS[Math.floor(random() * WORDS.length)]!.split(' ') }),
+      ...(random() < 0.3 && { count: 'exact' as const })
+    }
+    const what = `${text} q=${query.search?.join(' ')} (${query.order}, limit ${query.limit})`
+    const expected = await allPages(sorting, query)
+    assert.deepEqual(await allPages(walking, query), expected, what)
+    for (const pages of stopped) assert.deepEqual(await allPages(pages, query), expected, what)
+    assert.equal(walking(query).total, sorting(query).total, what)
+    if (expected.length > 0) nonEmpty++
   }
-  assert.ok(nonEmpty > 50, `most filters match some plants: ${nonEmpty}`)
+  assert.ok(nonEmpty > 60, `most queries match some plants: ${nonEmpty}`)
 })
 
 test('PostgreSQL: a search of short words read in id order without their prefix ranges finds the same pages as through them', { skip: process.env.PLANTSTORE_TEST_POSTGRES_URL === undefined }, async (t) => {

@@ -74,7 +74,7 @@ test('SQLite: a broad name prefix in id order, walked (plant-pages.ts), reads th
   const db = await emptySqliteStore(t)
   for (const order of ['id', 'id desc'] as const) {
     const params: Array<string | bigint> = []
-    const sql = listSql({ limit: 101, filter: parseFilter('name = "S*" OR tag = "dry"'), order }, (value) => { params.push(value); return '?' }, sqliteSearch, 'plants NOT INDEXED')
+    const sql = listSql({ limit: 101, filter: parseFilter('name = "S*" OR tag = "dry"'), order }, (value) => { params.push(value); return '?' }, sqliteSearch, () => 'plants NOT INDEXED')
     const plan = db.prepare(`EXPLAIN QUERY PLAN SELECT id, name, tag FROM ${sql.from} WHERE ${sql.where} ORDER BY ${sql.order} LIMIT 101`).all(...params) as Array<{ detail: string }>
     assert.deepEqual(plan.map((row) => row.detail), ['SCAN plants'], order)
   }

@@ -3,8 +3,8 @@ import { LRUCache } from 'lru-cache'
 import { plantOfRow } from '../../contract/plant.js'
 import type { PlantRow } from '../../contract/plant.js'
 import { nameMatcher } from '../../contract/search.js'
-import { listSql } from '../plant-list-sql.js'
-import type { Bind, SearchSql } from '../plant-list-sql.js'
+import { exactTag, listSql } from '../plant-list-sql.js'
+import type { Bind, Search, SearchSql } from '../plant-list-sql.js'
 import type { PlantPage, PlantQuery } from '../plant-store.js'
 import { opaqueInteger } from './connection.js'
 import { LOG_POSITION_SQL } from './outbox.js'
@@ -47,23 +47,32 @@ function registerNameHasWords (db: Database.Database) {
 }
 
 /**
- * Past this many plants that match, a page in id order is not read by sorting them all, SQLite's plan
- * when the conditions are found through another index (a name prefix of a letter or two, tags ORed): it
- * walks the table in id order instead, checking each plant, and stops at the page's end. A sort reads
- * every match, a walk about limit × plants ÷ matches: with the choice made at this bound, neither reads
- * more than a few tens of thousands of rows for a page of 100 of a store of millions. Not in name order:
- * names that share a word sit together there, so a walk could pass most of the index before its first match.
+ * Past this many plants that match, a page is not read by sorting them all, SQLite's plan when the
+ * conditions are found through another index than the order's (a name prefix of a letter or two or tags
+ * ORed in id order, an id range or tags ORed in name order): it walks an index in the page's order
+ * instead, checking each plant, and stops at the page's end. A sort reads every match, a walk about
+ * limit × plants ÷ matches: with the choice made at this bound, neither reads more than a few tens of
+ * thousands of rows for a page of 100 of a store of millions.
  */
 const SORT_BOUND = 20_000
+
+/**
+ * How many rows a walk in name order reads at most: past them the page sorts after all. Names that
+ * share words sit together there, and so may the plants a filter finds (tags given by kind), so a walk
+ * could pass most of the index before its first match. In id order the walk is not stopped: ids are
+ * drawn at random, so a filter's matches are spread among them.
+ */
+const WALK_BOUND = 10_000
 
 /**
  * Pages of plants for queries beyond the plain id-ordered list (a filter, another order, a count), on
  * the serving thread's read-only connection: the page, its count and the log position in one
  * deferred transaction, so one snapshot. Each query shape is prepared once, with whether SQLite's plan
- * for it sorts; the shapes kept are bounded. A page in id order whose plan sorts is first counted up to
- * `sortBound`: past it, the page walks the table in id order instead.
+ * for it sorts; the shapes kept are bounded. A page whose plan sorts is first counted up to
+ * `bounds.sort`: past it, the page walks an index in its order instead, in name order reading at most
+ * `bounds.walk` rows.
  */
-export function plantPages (db: Database.Database, sortBound = SORT_BOUND): (query: PlantQuery) => PlantPage {
+export function plantPages (db: Database.Database, bounds = { sort: SORT_BOUND, walk: WALK_BOUND }): (query: PlantQuery) => PlantPage {
   registerNameHasWords(db)
   const statements = new LRUCache<string, Database.Statement>({ max: 256 })
   const prepared = (sql: string) => {
@@ -86,7 +95,7 @@ export function plantPages (db: Database.Database, sortBound = SORT_BOUND): (que
     return sorting
   }
   const position = db.prepare<[], bigint>(LOG_POSITION_SQL).pluck()
-  const pageOf = (query: PlantQuery, table?: string) => {
+  const pageOf = (query: PlantQuery, table?: Search['from']) => {
     const params: Value[] = []
     const sql = listSql(query, (value) => {
       params.push(value)
@@ -95,23 +104,52 @@ export function plantPages (db: Database.Database, sortBound = SORT_BOUND): (que
     params.push(BigInt(sql.possible ? query.limit : 0))
     return { sql, params, text: `SELECT id, name, tag FROM ${sql.from} WHERE ${sql.where} ORDER BY ${sql.order} LIMIT ${opaqueInteger('?')}` }
   }
+  type Page = ReturnType<typeof pageOf>
+  const read = ({ text, params }: Page) => prepared(text).all(...params) as PlantRow[]
+  const counted = (sql: string, params: Value[]) => Number(prepared(sql).pluck().get(...params))
   // How many plants a sort would read (the page's matches after its cursor), counted up to the bound.
-  const sortSize = ({ sql, params }: ReturnType<typeof pageOf>) => {
-    const values = params.slice(0, -1)
-    return Number(prepared(`SELECT count(*) FROM (SELECT 1 FROM ${sql.from} WHERE ${sql.where} LIMIT ${sortBound})`).pluck().get(...values))
+  const sortSize = ({ sql, params }: Page) => counted(`SELECT count(*) FROM (SELECT 1 FROM ${sql.from} WHERE ${sql.where} LIMIT ${bounds.sort})`, params.slice(0, -1))
+  // At most `bounds.walk` plants after the cursor in name order, through the index of the query's one tag if it has one.
+  const walked = (query: PlantQuery) => {
+    const params: Value[] = []
+    const conditions: string[] = []
+    const tag = exactTag(query)
+    if (tag !== undefined) {
+      conditions.push('tag = ?')
+      params.push(tag)
+    }
+    const direction = query.order === 'name desc' ? ' DESC' : ''
+    if (query.from !== undefined) {
+      conditions.push(`(name, id) ${direction === '' ? '>' : '<'} (?, ?)`)
+      params.push(query.from.name, query.from.id)
+    }
+    const text = `(SELECT id, name, tag FROM plants WHERE ${conditions.join(' AND ') || 'true'} ORDER BY name${direction}, id${direction} LIMIT ${bounds.walk})`
+    const table = (bind: Bind) => {
+      for (const value of params) bind(value)
+      return text
+    }
+    return { text, params, table }
+  }
+  // A search is not walked: in id order the search index drives the page, and in name order a word's
+  // matches sit together (its first word, then the words after it), so a walk passed tens of thousands
+  // of rows between them.
+  const pageRows = (query: PlantQuery, sorted: Page): PlantRow[] => {
+    if (query.search !== undefined || !sorts(sorted.text, sorted.params) || sortSize(sorted) < bounds.sort) return read(sorted)
+    if (!(query.order ?? 'id').startsWith('name')) return read(pageOf(query, () => 'plants NOT INDEXED'))
+    const walk = walked(query)
+    const rows = read(pageOf(query, walk.table))
+    // A page short of its limit is whole when the walk reached the end of the index; else it sorts after all.
+    if (rows.length === query.limit || counted(`SELECT count(*) FROM ${walk.text}`, walk.params) < bounds.walk) return rows
+    return read(sorted)
   }
   return db.transaction((query: PlantQuery): PlantPage => {
     const sorted = pageOf(query)
     const { sql } = sorted
-    let page = sorted
-    // A search in id order is driven by the search index, in id order: it never sorts.
-    if (sql.possible && query.search === undefined && !(query.order ?? 'id').startsWith('name') &&
-      sorts(page.text, page.params) && sortSize(page) >= sortBound) page = pageOf(query, 'plants NOT INDEXED')
-    const rows = sql.possible ? prepared(page.text).all(...page.params) as PlantRow[] : []
+    const rows = sql.possible ? pageRows(query, sorted) : []
     const matching = sorted.params.slice(0, sql.matchingParams)
     const total = query.count === undefined
       ? undefined
-      : Number(prepared(`SELECT count(*) FROM ${sql.from} WHERE ${sql.matching}`).pluck().get(...matching))
+      : counted(`SELECT count(*) FROM ${sql.from} WHERE ${sql.matching}`, matching)
     return { plants: rows.map(plantOfRow), position: position.get()!, ...(total !== undefined && { total }) }
   })
 }
