@@ -28,6 +28,11 @@ describe('PostgreSQL pools', { skip }, () => {
     assert.deepEqual(await setting('synchronous_commit', false, 3), ['off', 'off', 'off'])
   })
 
+  test('no pool gathers parallel workers for a statement: they queued behind the other connections\' statements', async () => {
+    assert.deepEqual(await setting('max_parallel_workers_per_gather', undefined, 2), ['0', '0'])
+    assert.deepEqual(await setting('max_parallel_workers_per_gather', false, 2), ['0', '0'])
+  })
+
   test('the bookkeeping pool plans each statement for its values: no plan kept from when the outbox was small', async () => {
     assert.deepEqual(await setting('plan_cache_mode', false, 2), ['force_custom_plan', 'force_custom_plan'])
   })
