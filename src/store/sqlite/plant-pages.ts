@@ -109,21 +109,15 @@ export function plantPages (db: Database.Database, bounds = { sort: SORT_BOUND, 
   const counted = (sql: string, params: Value[]) => Number(prepared(sql).pluck().get(...params))
   // How many plants a sort would read (the page's matches after its cursor), counted up to the bound.
   const sortSize = ({ sql, params }: Page) => counted(`SELECT count(*) FROM (SELECT 1 FROM ${sql.from} WHERE ${sql.where} LIMIT ${bounds.sort})`, params.slice(0, -1))
-  // At most `bounds.walk` plants after the cursor in name order, through the index of the query's one tag if it has one.
+  // At most `bounds.walk` plants after the cursor in name order, through the index of the query's one tag
+  // if it has one: listSql's page of that tag alone, with no other condition.
   const walked = (query: PlantQuery) => {
     const params: Value[] = []
-    const conditions: string[] = []
-    const tag = exactTag(query)
-    if (tag !== undefined) {
-      conditions.push('tag = ?')
-      params.push(tag)
-    }
-    const direction = query.order === 'name desc' ? ' DESC' : ''
-    if (query.from !== undefined) {
-      conditions.push(`(name, id) ${direction === '' ? '>' : '<'} (?, ?)`)
-      params.push(query.from.name, query.from.id)
-    }
-    const text = `(SELECT id, name, tag FROM plants WHERE ${conditions.join(' AND ') || 'true'} ORDER BY name${direction}, id${direction} LIMIT ${bounds.walk})`
+    const sql = listSql({ limit: bounds.walk, order: query.order, from: query.from, tag: exactTag(query) }, (value) => {
+      params.push(value)
+      return '?'
+    }, searchSql)
+    const text = `(SELECT id, name, tag FROM ${sql.from} WHERE ${sql.where} ORDER BY ${sql.order} LIMIT ${bounds.walk})`
     const table = (bind: Bind) => {
       for (const value of params) bind(value)
       return text
