@@ -110,19 +110,15 @@ export function plantPages (db: Database.Database, bounds = { sort: SORT_BOUND, 
   // How many plants a sort would read (the page's matches after its cursor), counted up to the bound.
   const sortSize = ({ sql, params }: Page) => counted(`SELECT count(*) FROM (SELECT 1 FROM ${sql.from} WHERE ${sql.where} LIMIT ${bounds.sort})`, params.slice(0, -1))
   // At most `bounds.walk` plants after the cursor in name order, through the index of the query's one tag
-  // if it has one: listSql's page of that tag alone, with no other condition.
+  // if it has one: the page of that tag alone, with no other condition, as a table.
   const walked = (query: PlantQuery) => {
-    const params: Value[] = []
-    const sql = listSql({ limit: bounds.walk, order: query.order, from: query.from, tag: exactTag(query) }, (value) => {
-      params.push(value)
-      return '?'
-    }, searchSql)
-    const text = `(SELECT id, name, tag FROM ${sql.from} WHERE ${sql.where} ORDER BY ${sql.order} LIMIT ${bounds.walk})`
+    const { text, params } = pageOf({ limit: bounds.walk, order: query.order, from: query.from, tag: exactTag(query) })
+    const walk = `(${text})`
     const table = (bind: Bind) => {
       for (const value of params) bind(value)
-      return text
+      return walk
     }
-    return { text, params, table }
+    return { text: walk, params, table }
   }
   // A search is not walked: in id order the search index drives the page, and in name order a word's
   // matches sit together (its first word, then the words after it), so a walk passed tens of thousands
