@@ -135,9 +135,18 @@ function createAjv (coerceTypes: boolean) {
 const exactAjv = createAjv(false)
 const coercingAjv = createAjv(true)
 
+// Compiled once per schema and part: the routes' schemas are the document's, the same objects for
+// every app a process builds (each test builds many), and Ajv would otherwise compile and keep a copy each time.
+const compiled = { body: new WeakMap<object, ReturnType<typeof exactAjv.compile>>(), other: new WeakMap<object, ReturnType<typeof exactAjv.compile>>() }
+
 export const validatorCompiler: FastifySchemaCompiler<JsonSchema> = ({ schema, httpPart }) => {
-  const ajv = httpPart === 'body' ? exactAjv : coercingAjv
-  return ajv.compile(withExactInt64(schema) as JsonSchema)
+  const part = httpPart === 'body' ? 'body' : 'other'
+  let validate = compiled[part].get(schema)
+  if (validate === undefined) {
+    validate = (part === 'body' ? exactAjv : coercingAjv).compile(withExactInt64(schema) as JsonSchema)
+    compiled[part].set(schema, validate)
+  }
+  return validate
 }
 
 export interface AjvError { keyword: string, instancePath: string, message?: string, params: Record<string, unknown>, parentSchema?: Record<string, unknown> }

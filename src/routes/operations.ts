@@ -14,16 +14,17 @@ export default async function operationsRoutes (app: FastifyInstance, { publicUr
     }
   })
   // Serialised once: the document does not change while the process runs. Its servers are this
-  // service's (see documentServers), then the original document's.
+  // service's (see documentServers), then the original document's. The YAML on its first request: it
+  // is rarely asked for, and writing it costs a start more than the rest of the route.
   const served = { ...openapiDocument, servers: [...documentServers(publicUrl), ...(openapiDocument.servers as unknown[])] }
   const documentJson = JSON.stringify(served)
-  const documentYaml = stringify(served, { lineWidth: 0 })
+  let documentYaml: string | undefined
   app.route({
     ...operation('getOpenApiDocument'),
     handler: async (_request, reply) => reply.type('application/json; charset=utf-8').send(documentJson)
   })
   app.route({
     ...operation('getOpenApiYaml'),
-    handler: async (_request, reply) => reply.type('application/yaml; charset=utf-8').send(documentYaml)
+    handler: async (_request, reply) => reply.type('application/yaml; charset=utf-8').send(documentYaml ??= stringify(served, { lineWidth: 0 }))
   })
 }
