@@ -37,7 +37,7 @@ const chosen = flags.only === undefined ? scenarios : scenarios.filter((s) => fl
 const serverFilter = flags.servers?.flatMap((list) => list.split(/,(?! )/))
 const connections = 50
 const warmupSeconds = quick ? 1 : 3
-const durationSeconds = quick ? 3 : 10
+const durationSeconds = quick ? 1 : 10
 
 async function load (server: BenchServer, scenario: Scenario, duration: number) {
   return generateLoad({
