@@ -118,8 +118,10 @@ export function isDateTime (text: string): boolean {
 }
 
 function createAjv (coerceTypes: boolean) {
-  // verbose: an error carries its schema, for `x-pattern-message`.
-  const ajv = new Ajv({ coerceTypes, allErrors: false, strict: false, useDefaults: true, verbose: true })
+  // verbose: an error carries its schema, for `x-pattern-message`. validateSchema off: the schemas are
+  // the document's, which the OpenAPI linters check (npm run lint:openapi), and checking them again
+  // against the meta-schema at each start compiled that meta-schema first, in every process.
+  const ajv = new Ajv({ coerceTypes, allErrors: false, strict: false, useDefaults: true, verbose: true, validateSchema: false })
   ajv.addKeyword({ keyword: 'x-int64', modifying: true, errors: true, compile: int64Keyword(coerceTypes) })
   ajv.addKeyword({ keyword: 'x-unicode', errors: true, validate: unicodeValidator() })
   ajv.addKeyword({ keyword: 'x-plain-text', errors: true, validate: plainTextValidator() })
