@@ -1,5 +1,5 @@
 import Ajv2020 from 'ajv/dist/2020.js'
-import type { DataValidationCxt, ErrorObject } from 'ajv/dist/types/index.js'
+import type { DataValidationCxt, ErrorObject, ValidateFunction } from 'ajv/dist/types/index.js'
 import type { FastifySchemaCompiler } from 'fastify'
 import type { JsonSchema } from './document.js'
 import { INT64_MAX, INT64_MIN } from './int64.js'
@@ -132,24 +132,30 @@ function createAjv (coerceTypes: boolean) {
   return ajv
 }
 
+/**
+ * Compiles with `ajv`, once per schema: the routes' schemas are the document's, the same objects for
+ * every app a process builds (each test builds many), and Ajv would otherwise compile and keep a copy
+ * each time.
+ */
+function compilerOf (ajv: ReturnType<typeof createAjv>) {
+  const compiled = new WeakMap<object, ValidateFunction>()
+  return (schema: JsonSchema): ValidateFunction => {
+    let validate = compiled.get(schema)
+    if (validate === undefined) {
+      validate = ajv.compile(withExactInt64(schema) as JsonSchema)
+      compiled.set(schema, validate)
+    }
+    return validate
+  }
+}
+
 // Bodies are JSON and must match as sent ("7" is not 7); path and query parameters arrive as text,
 // so only they are coerced.
-const exactAjv = createAjv(false)
-const coercingAjv = createAjv(true)
+const compileBody = compilerOf(createAjv(false))
+const compileParameters = compilerOf(createAjv(true))
 
-// Compiled once per schema and part: the routes' schemas are the document's, the same objects for
-// every app a process builds (each test builds many), and Ajv would otherwise compile and keep a copy each time.
-const compiled = { body: new WeakMap<object, ReturnType<typeof exactAjv.compile>>(), other: new WeakMap<object, ReturnType<typeof exactAjv.compile>>() }
-
-export const validatorCompiler: FastifySchemaCompiler<JsonSchema> = ({ schema, httpPart }) => {
-  const part = httpPart === 'body' ? 'body' : 'other'
-  let validate = compiled[part].get(schema)
-  if (validate === undefined) {
-    validate = (part === 'body' ? exactAjv : coercingAjv).compile(withExactInt64(schema) as JsonSchema)
-    compiled[part].set(schema, validate)
-  }
-  return validate
-}
+export const validatorCompiler: FastifySchemaCompiler<JsonSchema> = ({ schema, httpPart }) =>
+  httpPart === 'body' ? compileBody(schema) : compileParameters(schema)
 
 export interface AjvError { keyword: string, instancePath: string, message?: string, params: Record<string, unknown>, parentSchema?: Record<string, unknown> }
 
@@ -173,7 +179,6 @@ export function describeSchemaErrors (errors: readonly AjvError[], context: stri
  * bigint), else the message.
  */
 export function createBodyValidator (schema: JsonSchema): (value: unknown) => string | undefined {
-  const validate = validatorCompiler({ schema, httpPart: 'body', method: 'POST', url: '/plants' }) as
-    ((value: unknown) => boolean) & { errors?: AjvError[] | null }
+  const validate = compileBody(schema) as ((value: unknown) => boolean) & { errors?: AjvError[] | null }
   return (value) => (validate(value) ? undefined : describeSchemaErrors(validate.errors ?? [], 'body'))
 }
