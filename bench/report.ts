@@ -1,6 +1,7 @@
 import { cpus, totalmem } from 'node:os'
 import { CREATE } from './scenarios.js'
 import { writeResults } from './results.js'
+import { feedSizes } from './streams.js'
 import { baselineName, POSTGRES, PRISM, SQLITE, TRACED } from './servers.js'
 import type { Scenario } from './scenarios.js'
 
@@ -117,7 +118,7 @@ export function report (rows: Row[], feedRuns: FeedRun[], settings: Settings) {
     : '\n\nCreates with 20 open GET /events streams (readers in a process of their own), against the same server\'s creates without any in the same round:\n\n' +
       '| server | creates/s | ÷ creates without | p99 ms | every stream complete | out of order | stream lag p99 ms |\n|---|---|---|---|---|---|---|\n' +
       withStreams.map((r) => `| ${r.server} | ${r.requestsPerSecond} | ${r.ratioToOwnCreate} | ${r.p99Ms} | ${r.streamsComplete} | ${r.streamOutOfOrder} | ${r.streamLagP99Ms} |`).join('\n')
-  const feed = feedTable(feedRuns)
+  const feed = feedTable(feedRuns, settings.quick)
   const intro = `${settings.connections} connections, ${settings.durationSeconds} s per run after ${settings.warmupSeconds} s warm-up, ` +
     `median of ${settings.rounds} interleaved round${settings.rounds === 1 ? '' : 's'}${settings.quick ? ' (--quick)' : ''}; ` +
     `${new Date().toISOString().slice(0, 10)} on ${machine}. Ratios are the medians of the rounds' ratios; a row's reference is ` +
@@ -130,13 +131,14 @@ export function report (rows: Row[], feedRuns: FeedRun[], settings: Settings) {
 }
 
 /** The live feed's figures, the median (worst for losses) over the rounds per server. */
-function feedTable (runs: FeedRun[]): string {
+function feedTable (runs: FeedRun[], quick: boolean): string {
   if (runs.length === 0) return ''
+  const { seconds, missed } = feedSizes(quick)
   const servers = [...new Set(runs.map((run) => run.server))]
   const of = (server: string, key: string) => runs.filter((run) => run.server === server).map((run) => Number(run[key]))
-  return '\n\nThe live feed (GET /events), per round: 100 streams while creates are sent at a fixed 1,000/s for 10 s (events lost or duplicated ' +
+  return `\n\nThe live feed (GET /events), per round: 100 streams while creates are sent at a fixed 1,000/s for ${seconds} s (events lost or duplicated ` +
     'over all streams; lag from a create\'s sending to its arrival on a stream, which includes the create\'s own latency, and the server\'s ' +
-    'own commit → written-to-the-stream p99, from its plantstore_stream_lag_seconds histogram, as the bound of its bucket); those streams dropped while 10,000 plants are created, then all ' +
+    `own commit → written-to-the-stream p99, from its plantstore_stream_lag_seconds histogram, as the bound of its bucket); those streams dropped while ${missed.toLocaleString('en-US')} plants are created, then all ` +
     'resuming with Last-Event-ID; and the server\'s resident memory with 1,000 idle streams open, above the same server with none:\n\n' +
     '| server | creates/s sent | lost | duplicated | sent → received p50 ms | sent → received p99 ms | commit → written p99 ms | resumed complete and in order | caught up in ms | RSS above, 1,000 idle streams (MiB) |\n|---|---|---|---|---|---|---|---|---|---|\n' +
     servers.map((server) => `| ${server} | ${median(of(server, 'sentPerSecond'))} | ${Math.max(...of(server, 'lost'))} | ${Math.max(...of(server, 'duplicated'))} | ` +

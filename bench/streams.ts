@@ -73,10 +73,13 @@ export async function untilAtEnd (readers: Readers, end: number, ms: number) {
   return { stats, ms: Date.now() - started }
 }
 
+/** Seconds of creates at the fixed rate, and creates while the streams are dropped: fewer with --quick, a smoke test. */
+export const feedSizes = (quick: boolean) => quick ? { seconds: 1, missed: 1_000 } : { seconds: 10, missed: 10_000 }
+
 /**
  * The live-feed figures of one server (one round): 100 streams while creates arrive at a fixed
  * 1,000/s (events lost or duplicated on any stream, lag from a create's sending to its arrival);
- * the same streams dropped while 10,000 plants are created, then all resuming with Last-Event-ID
+ * the same streams dropped while plants are created (feedSizes), then all resuming with Last-Event-ID
  * (complete, in order, and how soon); and 1,000 idle streams' resident memory.
  */
 export async function measureStreams (server: BenchServer, quick: boolean, filtered = false) {
@@ -91,7 +94,7 @@ export async function measureStreams (server: BenchServer, quick: boolean, filte
     await call(readers, '/reset')
     const before = await position(server)
     const lagBefore = await lagBuckets(server)
-    const seconds = quick ? 1 : 10
+    const { seconds, missed } = feedSizes(quick)
     const started = Date.now()
     const answers = await atFixedRate(server, seconds)
     const acknowledged = answers.filter(Boolean).length
@@ -104,7 +107,6 @@ export async function measureStreams (server: BenchServer, quick: boolean, filte
     if (filtered) return steady
 
     await call(readers, '/drop')
-    const missed = quick ? 1_000 : 10_000
     for (let i = 0; i < missed; i += 50) await Promise.all(Array.from({ length: 50 }, () => create(server)))
     const after = await position(server)
     await call(readers, '/resume')
