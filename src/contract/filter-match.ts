@@ -1,9 +1,21 @@
 import type { Plant } from './plant.js'
 import type { Filter, Operator } from './filter.js'
 
-/** Code point order (UTF-8 byte order), as both stores compare: not JavaScript's UTF-16 order. */
+/**
+ * Code point order (UTF-8 byte order), as both stores compare: not JavaScript's UTF-16 order, which puts a
+ * surrogate (half of a code point above U+FFFF) below U+E000–U+FFFF. Strings here are well-formed (the
+ * validators refuse lone surrogates).
+ */
 export function compareCodePoints (a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a), Buffer.from(b))
+  const length = Math.min(a.length, b.length)
+  for (let i = 0; i < length; i++) {
+    const x = a.charCodeAt(i)
+    const y = b.charCodeAt(i)
+    if (x === y) continue
+    const xSurrogate = (x & 0xF800) === 0xD800
+    return xSurrogate === ((y & 0xF800) === 0xD800) ? x - y : xSurrogate ? 1 : -1
+  }
+  return a.length - b.length
 }
 
 function holds (op: Operator, order: number): boolean {

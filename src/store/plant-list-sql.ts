@@ -1,6 +1,8 @@
 import type { Filter, Operator } from '../contract/filter.js'
+import { compareCodePoints } from '../contract/filter-match.js'
+import type { Plant } from '../contract/plant.js'
 import { keysetStart } from './plant-store.js'
-import type { PlantQuery } from './plant-store.js'
+import type { PlantOrder, PlantQuery } from './plant-store.js'
 
 /** Adds a value to the statement's parameters and answers its placeholder (`?` or `$n`). */
 export type Bind = (value: string | bigint) => string
@@ -101,6 +103,17 @@ export interface ListSql {
   order: string
   /** False when no id can follow the cursor: the page is empty. */
   possible: boolean
+}
+
+/**
+ * Plants in a page's order (`order`, ties by id in the same direction), names by code point as both
+ * stores compare them: PostgreSQL's page statement leaves its rows in the order its LATERAL page gave
+ * them, which its plan keeps but SQL does not promise, so they are put in order here.
+ */
+export function inPageOrder (order: PlantOrder = 'id'): (a: Plant, b: Plant) => number {
+  const byId = (a: Plant, b: Plant) => a.id < b.id ? -1 : a.id > b.id ? 1 : 0
+  const ascending = order.startsWith('name') ? (a: Plant, b: Plant) => compareCodePoints(a.name, b.name) || byId(a, b) : byId
+  return order.endsWith(' desc') ? (a, b) => ascending(b, a) : ascending
 }
 
 /**

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { FilterError, parseFilter } from '../../src/contract/filter.js'
-import { matches } from '../../src/contract/filter-match.js'
+import { compareCodePoints, matches } from '../../src/contract/filter-match.js'
 import type { Plant } from '../../src/contract/plant.js'
+import { seededRandom } from '../random.js'
 
 const refused = (text: string, message: string) =>
   assert.throws(() => parseFilter(text), (error: unknown) => error instanceof FilterError && error.message === message, text)
@@ -56,4 +57,20 @@ test('the rules: a missing tag compares false, NOT is an exact complement, strin
   assert.deepEqual(ids('name > "\uFFFD"'), [3], 'U+1F33F sorts after U+FFFD by code point (not by UTF-16 unit)')
   assert.deepEqual(ids('name = "Mon*" OR id = 2'), [1, 2])
   assert.deepEqual(ids('name != "Mon*"'), [2, 3, 4])
+})
+
+test('strings compare as their UTF-8 bytes do, astral characters above U+E000–U+FFFF', (t) => {
+  const random = seededRandom(t)
+  // From each range where UTF-16 and code point order differ or agree: ASCII, below the surrogates, above them, astral.
+  const ranges = [[0x20, 0x7F], [0x80, 0xD7FF], [0xE000, 0xFFFF], [0x10000, 0x10FFFF]] as const
+  const character = () => {
+    const [low, high] = ranges[Math.floor(random() * ranges.length)]!
+    return String.fromCodePoint(low + Math.floor(random() * (high - low + 1)))
+  }
+  const text = () => Array.from({ length: Math.floor(random() * 4) }, character).join('')
+  for (let i = 0; i < 20_000; i++) {
+    const a = text()
+    const b = random() < 0.3 ? a + text() : text()
+    assert.equal(Math.sign(compareCodePoints(a, b)), Buffer.compare(Buffer.from(a), Buffer.from(b)), JSON.stringify([a, b]))
+  }
 })

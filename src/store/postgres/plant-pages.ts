@@ -1,10 +1,10 @@
 import { LRUCache } from 'lru-cache'
 import { plantOfRow } from '../../contract/plant.js'
 import type { PlantRow } from '../../contract/plant.js'
-import { listSql, prefixSql } from '../plant-list-sql.js'
+import { inPageOrder, listSql, prefixSql } from '../plant-list-sql.js'
 import type { Bind, SearchSql } from '../plant-list-sql.js'
 import { isPlainList, keysetStart } from '../store.js'
-import type { PlantPage, PlantQuery } from '../store.js'
+import type { PlantOrder, PlantPage, PlantQuery } from '../store.js'
 import type { PostgresDatabase } from './database.js'
 import { LOG_POSITION_SQL } from './outbox.js'
 
@@ -109,6 +109,14 @@ const ESTIMATED_TOTAL_SQL = `(SELECT CASE WHEN c.reltuples >= 0 THEN c.reltuples
 
 type PositionedRow = { position: bigint, id: bigint | null, name: string | null, tag: string | null }
 
+/**
+ * The page's plants from its rows (none when the page is empty: one row, the position's), in its order.
+ * A sort above the LATERAL page cost PostgreSQL about a fifth of its throughput on pages that sort their
+ * matches, and the rows come in order already; this sort makes that a promise.
+ */
+const plantsOf = (rows: PositionedRow[], order: PlantOrder | undefined) =>
+  rows.filter((row) => row.id !== null).map((row) => plantOfRow(row as PlantRow)).sort(inPageOrder(order))
+
 /** A page of plants (PlantStore.list) with the log position it reflects, in one statement. */
 export async function listPlants (db: PostgresDatabase, query: PlantQuery): Promise<PlantPage> {
   const { limit, after, tag } = query
@@ -117,12 +125,12 @@ export async function listPlants (db: PostgresDatabase, query: PlantQuery): Prom
   const from = keysetStart(after)
   const rows = tag === undefined
     ? await db.query<PositionedRow>(`SELECT pos.position, p.* FROM (${POSITION_SQL}) pos LEFT JOIN LATERAL (
-        SELECT id, name, tag FROM plants WHERE id >= $1 ORDER BY id LIMIT $2) p ON true ORDER BY p.id`,
+        SELECT id, name, tag FROM plants WHERE id >= $1 ORDER BY id LIMIT $2) p ON true`,
     [(from ?? 0n).toString(), from === undefined ? 0 : limit], 'plants.list')
     : await db.query<PositionedRow>(`SELECT pos.position, p.* FROM (${POSITION_SQL}) pos LEFT JOIN LATERAL (
-        SELECT id, name, tag FROM plants WHERE tag = $1 AND id >= $2 ORDER BY id LIMIT $3) p ON true ORDER BY p.id`,
+        SELECT id, name, tag FROM plants WHERE tag = $1 AND id >= $2 ORDER BY id LIMIT $3) p ON true`,
     [tag, (from ?? 0n).toString(), from === undefined ? 0 : limit], 'plants.list-by-tag')
-  return { plants: rows.filter((row) => row.id !== null).map((row) => plantOfRow(row as PlantRow)), position: rows[0]!.position }
+  return { plants: plantsOf(rows, 'id'), position: rows[0]!.position }
 }
 
 /**
@@ -141,11 +149,10 @@ async function page (db: PostgresDatabase, query: PlantQuery): Promise<PlantPage
   const limit = `$${params.push(String(sql.possible ? query.limit : 0))}`
   const rows = await db.query<PositionedRow & { total: bigint | null }>(`SELECT pos.position, pos.total, p.* FROM (
       SELECT (${LOG_POSITION_SQL}) AS position, ${total} AS total) pos LEFT JOIN LATERAL (
-      SELECT id, name, tag FROM ${sql.from} WHERE ${sql.where} ORDER BY ${sql.order} LIMIT ${limit}) p ON true
-    ORDER BY ${sql.order.replace(/\b(name|id|hit)\b/g, (column) => column === 'name' ? 'p.name' : 'p.id')}`, params)
+      SELECT id, name, tag FROM ${sql.from} WHERE ${sql.where} ORDER BY ${sql.order} LIMIT ${limit}) p ON true`, params)
   const { position, total: counted } = rows[0]!
   return {
-    plants: rows.filter((row) => row.id !== null).map((row) => plantOfRow(row as PlantRow)),
+    plants: plantsOf(rows, query.order),
     position,
     ...(counted !== null && { total: Number(counted) })
   }
