@@ -21,7 +21,7 @@ export function registerServe (program: Command) {
       const tracing = tracesRequested() ? await startTracing({ postgres: config.database.kind === 'postgres' }) : undefined
       // The server (Fastify and everything it loads) only for this command: the others start in a blink.
       const [{ buildApp }, { listen }] = await Promise.all([import('../http/app.js'), import('../http/server.js')])
-      const app = await buildApp(config, { tracing })
+      const app = await buildApp(config, { tracing, warmDatabase: true })
       // Created before listening, so no request can find a store without tokens; printed after, with the real port.
       const firstToken = generateToken()
       const created = await app.store.tokens.createFirst({

@@ -35,6 +35,8 @@ export interface BuildOptions {
   logStream?: NodeJS.WritableStream
   /** OpenTelemetry, when the OTEL_* settings asked for traces (serve starts it before loading this). */
   tracing?: Tracing
+  /** Opens the database's connections ahead of the first requests (serve; see openStore's `warm`). */
+  warmDatabase?: boolean
 }
 
 /** Builds the whole service for a config; never listens (server.ts does). The plugin order is the request order. */
@@ -90,7 +92,7 @@ export async function buildApp (config: Config, options: BuildOptions = {}) {
   await app.register(cors, { cors: config.cors })
   const failures = new AuthFailureLimiter(config.limits.authFailures)
   await app.register(requestMetrics, { metrics })
-  await app.register(store, { database: config.database, metrics, tokenCacheBytes: config.caches.tokenBytes, tracing: options.tracing })
+  await app.register(store, { database: config.database, metrics, tokenCacheBytes: config.caches.tokenBytes, tracing: options.tracing, warm: options.warmDatabase === true })
   await app.register(webhooks, {
     ...config.webhooks,
     database: config.database,

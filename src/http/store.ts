@@ -9,12 +9,13 @@ import type { Store } from '../store/store.js'
 import { OutageLog } from '../telemetry/outage-log.js'
 
 /** Opens the configured store as `app.store` and closes it after the server has drained. */
-export default fp<{ database: DatabaseUrl, metrics: Metrics, tokenCacheBytes: number, tracing?: Tracing }>(async (app, { database, metrics, tokenCacheBytes, tracing }) => {
+export default fp<{ database: DatabaseUrl, metrics: Metrics, tokenCacheBytes: number, tracing?: Tracing, warm: boolean }>(async (app, { database, metrics, tokenCacheBytes, tracing, warm }) => {
   // Pinged while the database is down: the store, once it is open.
   const ping = { store: undefined as Store | undefined }
   const outage = new OutageLog(app.log, database.kind === 'postgres' ? database.url : `sqlite:${database.path}`, () => ping.store!.ping())
   const store = ping.store = await openStore(database, {
     serving: true,
+    warm,
     tokenCacheBytes,
     // A connection the pool held idle broke: the database went away (or restarted).
     onPoolError: (error) => { outage.failed(new StoreUnavailable(error)) },

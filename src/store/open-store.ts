@@ -24,6 +24,12 @@ export async function openStore (database: StoreLocation, options: {
   tokenCacheBytes?: number
   /** Serving requests: on SQLite, this process's connection only reads (one writer per file: its thread). */
   serving?: boolean
+  /**
+   * PostgreSQL: every connection of the pool opened now, in the background, each warmed with the write
+   * path's statement, and kept open (serve). A new server connection's first create parses that
+   * statement and loads the catalogs it names, paid by whichever request met it as the pool grew.
+   */
+  warm?: boolean
 } = {}): Promise<Store> {
   try {
     return announcingCommits(await openDialect(database, options))

@@ -1,3 +1,4 @@
+import type pg from 'pg'
 import { toPlant } from '../../contract/plant.js'
 import { deliveriesSql, EVENT_LOG_LOCK, eventsSql, outboxColumns } from './outbox.js'
 import { sameOrConflict } from '../store.js'
@@ -85,4 +86,17 @@ export function outcomeOf (plant: Plant, row: BatchRow): CreateOutcome | undefin
   if (row.created) return { kind: 'created', plant, enqueued: row.enqueued }
   if (!row.found) return undefined
   return sameOrConflict(plant, toPlant(plant.id, row.name!, row.tag))
+}
+
+/** The batch statement's name: prepared once per connection. */
+export const CREATE_BATCH = 'plants.create-batch'
+
+/**
+ * Readies a new connection for the write path: the batch statement prepared and run once with no
+ * plants (it inserts nothing, appends nothing and takes no lock, yet plans every part and compiles the
+ * search prefixes' trigger), and the name folding's dictionary loaded (unaccent reads it at first use).
+ */
+export async function warmConnection (client: pg.ClientBase) {
+  await client.query({ name: CREATE_BATCH, text: createBatchSql, values: createBatchParams([], Date.now()) })
+  await client.query("SELECT plant_search_text('')")
 }

@@ -38,12 +38,14 @@ const SERIAL_PLANS = ['max_parallel_workers_per_gather=0']
  * while the outbox was small (a new database) read the whole table for every batch of outcomes, long
  * after it had grown, until autovacuum next analysed it.
  */
-export function createPool (url: string, poolSize: number, { durableCommits = true } = {}): pg.Pool {
+export function createPool (url: string, poolSize: number, { durableCommits = true, keepOpen = false } = {}): pg.Pool {
   const pool = new pg.Pool({
     connectionString: withSettings(url, durableCommits ? SERIAL_PLANS : [...SERIAL_PLANS, 'synchronous_commit=off', 'plan_cache_mode=force_custom_plan']),
     max: poolSize,
     connectionTimeoutMillis: 3000,
     idleTimeoutMillis: 30_000,
+    // Idle connections are closed only beyond this many (`keepOpen`: none, once opened).
+    min: keepOpen ? poolSize : 0,
     statement_timeout: 15_000,
     types
   })

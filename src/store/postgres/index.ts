@@ -1,4 +1,6 @@
+import type pg from 'pg'
 import type { DialectStore } from '../store.js'
+import { warmConnection } from './create-batch.js'
 import { PostgresBulk } from './bulk.js'
 import { createPool, PostgresDatabase } from './database.js'
 import { migratePostgres } from './migrations.js'
@@ -18,11 +20,25 @@ export interface PostgresOptions {
   onBatch?: (creates: number) => void
   /** Bytes the token lookups' cache may hold (default 1 MiB). */
   tokenCacheBytes?: number
+  /** Every connection opened and warmed now, in the background, and kept open (openStore's `warm`). */
+  warm?: boolean
+}
+
+/** Opens each of the pool's connections at once and readies it for the write path (warmConnection). */
+async function warmPool (pool: pg.Pool, size: number) {
+  await Promise.all(Array.from({ length: size }, async () => {
+    const client = await pool.connect()
+    try {
+      await warmConnection(client)
+    } finally {
+      client.release()
+    }
+  }))
 }
 
 /** Opens a pool and migrates; throws with the driver's reason when the server cannot be reached. */
 export async function openPostgres (options: PostgresOptions): Promise<DialectStore> {
-  const pool = createPool(options.url, options.poolSize)
+  const pool = createPool(options.url, options.poolSize, { keepOpen: options.warm })
   // Without a listener an idle client's error (the server restarting) would crash the process.
   pool.on('error', (error) => options.onPoolError?.(error))
   try {
@@ -31,6 +47,8 @@ export async function openPostgres (options: PostgresOptions): Promise<DialectSt
     await pool.end()
     throw error
   }
+  // Not awaited: requests are served meanwhile, and a connection that fails here is opened again on demand.
+  if (options.warm === true) warmPool(pool, options.poolSize).catch(() => {})
   const db = new PostgresDatabase(pool)
   const tokenCache = new TokenCache(options.tokenCacheBytes ?? 1 << 20)
   // The token cache's invalidation signal: a trigger NOTIFYs on any change to the tokens table, by any

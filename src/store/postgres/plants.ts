@@ -5,7 +5,7 @@ import { sameOrConflict } from '../store.js'
 import { writeOutcomeOf } from '../plant-operations.js'
 import type { CreateOutcome, DeliveryHandoff, Plant, PlantPage, PlantOperation, PlantQuery, PlantStore, Precondition, WriteOutcome, WriteRequest } from '../store.js'
 import { traceOrigin } from '../../lib/trace-context.js'
-import { createBatchParams, createBatchSql, outcomeOf } from './create-batch.js'
+import { CREATE_BATCH, createBatchParams, createBatchSql, outcomeOf } from './create-batch.js'
 import type { BatchRow, PendingCreate } from './create-batch.js'
 import { record } from './outbox.js'
 import { getPlant, listPlants } from './plant-pages.js'
@@ -63,7 +63,7 @@ export class PostgresPlants implements PlantStore {
     const handoff = this.#handoff
     const leaseUntil = now + (handoff?.leaseMs ?? 0)
     const rows = await this.#db.query<BatchRow>(createBatchSql,
-      createBatchParams(firsts, now, { subscriptions: handoff?.subscriptions ?? [], leaseUntil }), 'plants.create-batch')
+      createBatchParams(firsts, now, { subscriptions: handoff?.subscriptions ?? [], leaseUntil }), CREATE_BATCH)
     const handed = rows.flatMap((row) => row.handed ?? [])
     if (handed.length > 0) handoff!.take({ leaseUntil, rows: handed })
     const rowOf = new Map(firsts.map((create, i) => [create, rows[i]!]))

@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
 import { describe, test } from 'node:test'
+import pg from 'pg'
 import { createPool } from '../../../src/store/postgres/database.js'
 import { freshDatabase } from '../../databases.js'
+import { createPlant, run, serve, stop } from '../../executable.js'
+import { waitFor } from '../../receiver.js'
 
 const skip = process.env.PLANTSTORE_TEST_POSTGRES_URL === undefined ? 'PLANTSTORE_TEST_POSTGRES_URL is not set' : false
 
@@ -35,5 +39,29 @@ describe('PostgreSQL pools', { skip }, () => {
 
   test('the bookkeeping pool plans each statement for its values: no plan kept from when the outbox was small', async () => {
     assert.deepEqual(await setting('plan_cache_mode', false, 2), ['force_custom_plan', 'force_custom_plan'])
+  })
+
+  test('serve opens its whole pool as it starts, each connection readied for creates, writing nothing', async (t) => {
+    // The server's connections are told apart from every other test's by an application name of their own.
+    const name = `warm-${randomBytes(4).toString('hex')}`
+    const url = new URL(await freshDatabase('postgres:fresh'))
+    url.searchParams.set('application_name', name)
+    const database = url.href
+    const token = (await run(['tokens', 'create', '--name', 'warm', '--database', database])).stdout.trim()
+    const observer = new pg.Client({ connectionString: process.env.PLANTSTORE_TEST_POSTGRES_URL })
+    await observer.connect()
+    t.after(() => observer.end())
+    const count = async (sql: string) => Number((await observer.query(sql, [name])).rows[0].count)
+    const server = await serve(database, ['--database-pool-size', '4'])
+    t.after(() => stop(server))
+    // The whole pool open before any request (the other connections are the listeners'); without the
+    // warm-up the start itself needs two.
+    await waitFor(async () => await count("SELECT count(*) FROM pg_stat_activity WHERE application_name = $1 AND query NOT LIKE 'LISTEN %'") === 4,
+      10_000, 'the pool\'s four connections')
+    const schema = url.searchParams.get('options')!.replace(/.*search_path=(\S+).*/, '$1')
+    const written = async () => Number((await observer.query(`SELECT (SELECT count(*) FROM ${schema}.plants) + (SELECT count(*) FROM ${schema}.events) AS count`)).rows[0].count)
+    assert.equal(await written(), 0, 'the warm-up created no plant and appended no event')
+    assert.equal((await createPlant(server.url, token, { id: 1, name: 'Warm fern' })).status, 200)
+    assert.equal(await written(), 2, 'a create after it is stored with its event')
   })
 })
