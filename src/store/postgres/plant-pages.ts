@@ -111,8 +111,8 @@ type PositionedRow = { position: bigint, id: bigint | null, name: string | null,
 
 /**
  * The page's plants from its rows (none when the page is empty: one row, the position's), in its order.
- * A sort above the LATERAL page cost PostgreSQL about a fifth of its throughput on pages that sort their
- * matches, and the rows come in order already; this sort makes that a promise.
+ * The rows come in order from the LATERAL page, and a sort above it cost PostgreSQL a share of its
+ * throughput on pages that sort their matches; sorting them here makes the order a promise.
  */
 const plantsOf = (rows: PositionedRow[], order: PlantOrder | undefined) =>
   rows.filter((row) => row.id !== null).map((row) => plantOfRow(row as PlantRow)).sort(inPageOrder(order))
