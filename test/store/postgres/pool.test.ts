@@ -51,13 +51,13 @@ describe('PostgreSQL pools', { skip }, () => {
     const observer = new pg.Client({ connectionString: process.env.PLANTSTORE_TEST_POSTGRES_URL })
     await observer.connect()
     t.after(() => observer.end())
-    const count = async (sql: string) => Number((await observer.query(sql, [name])).rows[0].count)
+    // The server's connections but the listeners' (LISTEN is the last statement those ran).
+    const poolConnections = async () => Number((await observer.query(
+      "SELECT count(*) FROM pg_stat_activity WHERE application_name = $1 AND query NOT LIKE 'LISTEN %'", [name])).rows[0].count)
     const server = await serve(database, ['--database-pool-size', '4'])
     t.after(() => stop(server))
-    // The whole pool open before any request (the other connections are the listeners'); without the
-    // warm-up the start itself needs two.
-    await waitFor(async () => await count("SELECT count(*) FROM pg_stat_activity WHERE application_name = $1 AND query NOT LIKE 'LISTEN %'") === 4,
-      10_000, 'the pool\'s four connections')
+    // The whole pool open before any request; without the warm-up the start itself needs two.
+    await waitFor(async () => await poolConnections() === 4, 10_000, 'the pool\'s four connections')
     const schema = url.searchParams.get('options')!.replace(/.*search_path=(\S+).*/, '$1')
     const written = async () => Number((await observer.query(`SELECT (SELECT count(*) FROM ${schema}.plants) + (SELECT count(*) FROM ${schema}.events) AS count`)).rows[0].count)
     assert.equal(await written(), 0, 'the warm-up created no plant and appended no event')
