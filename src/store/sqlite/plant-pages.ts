@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache'
 import { plantOfRow } from '../../contract/plant.js'
 import type { PlantRow } from '../../contract/plant.js'
 import { nameMatcher } from '../../contract/search.js'
-import { listSql } from '../plant-list-sql.js'
+import { exactTag, listSql } from '../plant-list-sql.js'
 import type { Bind, Search, SearchSql } from '../plant-list-sql.js'
 import type { PlantPage, PlantQuery } from '../plant-store.js'
 import { opaqueInteger } from './connection.js'
@@ -47,18 +47,17 @@ function registerNameHasWords (db: Database.Database) {
 }
 
 /**
- * Past this many plants that match, a page in id order is not read by sorting them all, SQLite's plan
- * when the conditions are found through another index than the order's (a name prefix of a letter or
- * two, or tags ORed): it walks the table in id order instead, checking each plant, and stops at the
- * page's end. A sort reads every match, a walk about limit × plants ÷ matches: with the choice made at
- * this bound, neither reads more than a few tens of thousands of rows for a page of 100 of a store of
- * millions.
+ * Past this many plants that match, a page is not read by sorting them all, SQLite's plan when the
+ * conditions are found through another index than the order's (a name prefix of a letter or two or tags
+ * ORed in id order, an id range or tags ORed in name order): it walks an index in the page's order
+ * instead, checking each plant, and stops at the page's end. A sort reads every match, a walk about
+ * limit × plants ÷ matches: with the choice made at this bound, neither reads more than a few tens of
+ * thousands of rows for a page of 100 of a store of millions.
  */
 const SORT_BOUND = 20_000
 
 /**
- * How many rows a walk in name order reads at most (a page with an id range, a tag or tags ORed, whose
- * matches SQLite would sort): past them the page sorts after all. Names that
+ * How many rows a walk in name order reads at most: past them the page sorts after all. Names that
  * share words sit together there, and so may the plants a filter finds (tags given by kind), so a walk
  * could pass most of the index before its first match. In id order the walk is not stopped: ids are
  * drawn at random, so a filter's matches are spread among them.
@@ -69,10 +68,9 @@ const WALK_BOUND = 10_000
  * Pages of plants for queries beyond the plain id-ordered list (a filter, another order, a count), on
  * the serving thread's read-only connection: the page, its count and the log position in one
  * deferred transaction, so one snapshot. Each query shape is prepared once, with whether SQLite's plan
- * for it sorts; the shapes kept are bounded. A page in id order whose plan sorts is first counted up
- * to `bounds.sort`: past it, the page walks the table in id order instead. A page in name order whose
- * plan sorts walks the name index first, reading at most `bounds.walk` rows, and sorts only when that
- * walk did not find it.
+ * for it sorts; the shapes kept are bounded. A page whose plan sorts is first counted up to
+ * `bounds.sort`: past it, the page walks an index in its order instead, in name order reading at most
+ * `bounds.walk` rows.
  */
 export function plantPages (db: Database.Database, bounds = { sort: SORT_BOUND, walk: WALK_BOUND }): (query: PlantQuery) => PlantPage {
   registerNameHasWords(db)
@@ -111,10 +109,10 @@ export function plantPages (db: Database.Database, bounds = { sort: SORT_BOUND, 
   const counted = (sql: string, params: Value[]) => Number(prepared(sql).pluck().get(...params))
   // How many plants a sort would read (the page's matches after its cursor), counted up to the bound.
   const sortSize = ({ sql, params }: Page) => counted(`SELECT count(*) FROM (SELECT 1 FROM ${sql.from} WHERE ${sql.where} LIMIT ${bounds.sort})`, params.slice(0, -1))
-  // At most `bounds.walk` plants after the cursor in name order, read from the index (name, id, tag),
-  // which holds every column a filter reads, as a table.
+  // At most `bounds.walk` plants after the cursor in name order, through the index of the query's one tag
+  // if it has one: the page of that tag alone, with no other condition, as a table.
   const walked = (query: PlantQuery) => {
-    const { text, params } = pageOf({ limit: bounds.walk, order: query.order, from: query.from })
+    const { text, params } = pageOf({ limit: bounds.walk, order: query.order, from: query.from, tag: exactTag(query) })
     const walk = `(${text})`
     const table = (bind: Bind) => {
       for (const value of params) bind(value)
@@ -126,10 +124,8 @@ export function plantPages (db: Database.Database, bounds = { sort: SORT_BOUND, 
   // matches sit together (its first word, then the words after it), so a walk passed tens of thousands
   // of rows between them.
   const pageRows = (query: PlantQuery, sorted: Page): PlantRow[] => {
-    if (query.search !== undefined || !sorts(sorted.text, sorted.params)) return read(sorted)
-    if (!(query.order ?? 'id').startsWith('name')) return read(sortSize(sorted) < bounds.sort ? sorted : pageOf(query, () => 'plants NOT INDEXED'))
-    // In name order the walk comes first: it reads at most its bound, where counting the matches read
-    // up to the sort's, a tag's for one.
+    if (query.search !== undefined || !sorts(sorted.text, sorted.params) || sortSize(sorted) < bounds.sort) return read(sorted)
+    if (!(query.order ?? 'id').startsWith('name')) return read(pageOf(query, () => 'plants NOT INDEXED'))
     const walk = walked(query)
     const rows = read(pageOf(query, walk.table))
     // A page short of its limit is whole when the walk reached the end of the index; else it sorts after all.
