@@ -44,11 +44,13 @@ describe('PostgreSQL pools', { skip }, () => {
   test('serve opens its whole pool as it starts, each connection readied for creates, writing nothing', async (t) => {
     // The server's connections are told apart from every other test's by an application name of their own.
     const name = `warm-${randomBytes(4).toString('hex')}`
-    const url = new URL(await freshDatabase('postgres:fresh'))
+    const fresh = await freshDatabase('postgres:fresh')
+    const url = new URL(fresh)
     url.searchParams.set('application_name', name)
     const database = url.href
     const token = (await run(['tokens', 'create', '--name', 'warm', '--database', database])).stdout.trim()
-    const observer = new pg.Client({ connectionString: process.env.PLANTSTORE_TEST_POSTGRES_URL })
+    // On the server's schema (the fresh URL's search_path), under no application name of the server's.
+    const observer = new pg.Client({ connectionString: fresh })
     await observer.connect()
     t.after(() => observer.end())
     // The server's connections but the listeners' (LISTEN is the last statement those ran).
@@ -58,8 +60,7 @@ describe('PostgreSQL pools', { skip }, () => {
     t.after(() => stop(server))
     // The whole pool open before any request; without the warm-up the start itself needs two.
     await waitFor(async () => await poolConnections() === 4, 10_000, 'the pool\'s four connections')
-    const schema = url.searchParams.get('options')!.replace(/.*search_path=(\S+).*/, '$1')
-    const written = async () => Number((await observer.query(`SELECT (SELECT count(*) FROM ${schema}.plants) + (SELECT count(*) FROM ${schema}.events) AS count`)).rows[0].count)
+    const written = async () => Number((await observer.query('SELECT (SELECT count(*) FROM plants) + (SELECT count(*) FROM events) AS count')).rows[0].count)
     assert.equal(await written(), 0, 'the warm-up created no plant and appended no event')
     assert.equal((await createPlant(server.url, token, { id: 1, name: 'Warm fern' })).status, 200)
     assert.equal(await written(), 2, 'a create after it is stored with its event')
