@@ -19,7 +19,9 @@ export default fp<{ database: DatabaseUrl, metrics: Metrics, tokenCacheBytes: nu
     tokenCacheBytes,
     // A connection the pool held idle broke: the database went away (or restarted).
     onPoolError: (error) => { outage.failed(new StoreUnavailable(error)) },
-    onBatch: (creates) => metrics.batchSize.observe(creates)
+    onBatch: (creates) => metrics.batchSize.observe(creates),
+    // Serving goes on: the pool opens what the warm-up did not as requests need it.
+    onWarmFailure: (error) => { app.log.warn({ err: error }, 'could not ready every database connection ahead of requests; the rest open on demand') }
   })
   app.decorate('store', instrumentStore(store, metrics, tracing))
   app.decorate('storeOutage', outage)

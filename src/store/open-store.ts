@@ -30,6 +30,8 @@ export async function openStore (database: StoreLocation, options: {
    * statement and loads the catalogs it names, paid by whichever request met it as the pool grew.
    */
   warm?: boolean
+  /** PostgreSQL: why the warm-up could not ready every connection. */
+  onWarmFailure?: (error: Error) => void
 } = {}): Promise<Store> {
   try {
     return announcingCommits(await openDialect(database, options))

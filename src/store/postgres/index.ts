@@ -22,6 +22,8 @@ export interface PostgresOptions {
   tokenCacheBytes?: number
   /** Every connection opened and warmed now, in the background, and kept open (openStore's `warm`). */
   warm?: boolean
+  /** Told why the warm-up stopped short: the connections it did not ready open on demand instead. */
+  onWarmFailure?: (error: Error) => void
 }
 
 /** Opens each of the pool's connections at once and readies it for the write path (warmConnection). */
@@ -48,7 +50,7 @@ export async function openPostgres (options: PostgresOptions): Promise<DialectSt
     throw error
   }
   // Not awaited: requests are served meanwhile, and a connection that fails here is opened again on demand.
-  if (options.warm === true) warmPool(pool, options.poolSize).catch(() => {})
+  if (options.warm === true) warmPool(pool, options.poolSize).catch((error: Error) => options.onWarmFailure?.(error))
   const db = new PostgresDatabase(pool)
   const tokenCache = new TokenCache(options.tokenCacheBytes ?? 1 << 20)
   // The token cache's invalidation signal: a trigger NOTIFYs on any change to the tokens table, by any

@@ -65,4 +65,27 @@ describe('PostgreSQL pools', { skip }, () => {
     assert.equal((await createPlant(server.url, token, { id: 1, name: 'Warm fern' })).status, 200)
     assert.equal(await written(), 2, 'a create after it is stored with its event')
   })
+
+  test('a warm-up that cannot ready the pool is logged with its reason, and serve starts anyway', async (t) => {
+    const fresh = await freshDatabase('postgres:fresh')
+    const token = (await run(['tokens', 'create', '--name', 'warm', '--database', fresh])).stdout.trim()
+    // The plants table held by another session: the warm-up's create statement waits for it past the lock timeout.
+    const holder = new pg.Client({ connectionString: fresh })
+    await holder.connect()
+    t.after(() => holder.end())
+    await holder.query('BEGIN')
+    await holder.query('LOCK TABLE plants IN ACCESS EXCLUSIVE MODE')
+    const url = new URL(fresh)
+    url.searchParams.set('options', `${url.searchParams.get('options')} -c lock_timeout=200`)
+    const server = await serve(url.href, ['--database-pool-size', '2'])
+    t.after(() => stop(server))
+    const warned = () => server.stdout().split('\n').find((text) => text.includes('ahead of requests'))
+    await waitFor(() => warned() !== undefined, 10_000, 'the warm-up\'s log line')
+    const logged = JSON.parse(warned()!) as { level: number, err: { message: string } }
+    assert.equal(logged.level, 40, warned())
+    assert.match(logged.err.message, /lock timeout/, warned())
+    await holder.query('COMMIT')
+    const listed = await fetch(`${server.url}/plants`, { headers: { authorization: `Bearer ${token}` } })
+    assert.equal(listed.status, 200, 'served once the table is free')
+  })
 })
