@@ -111,6 +111,19 @@ export class SqlitePlants implements PlantStore {
     }
   }
 
-  /** `PRAGMA data_version` moves with every other connection's commit (creates, other processes, the CLI). */
-  readVersion = () => `${guard(() => this.#dataVersion.get())}.${this.#localWrites}`
+  /**
+   * `PRAGMA data_version` moves with every other connection's commit (creates, other processes, the CLI).
+   * Asked once a turn of the event loop (each ask takes the file's locks): this process's writes move
+   * `#localWrites` at once, and a request read in this turn was sent before another process's commit of
+   * the same turn was acknowledged, unless pipelined behind an unanswered one.
+   */
+  readVersion = () => {
+    if (this.#turnVersion === undefined) {
+      this.#turnVersion = guard(() => this.#dataVersion.get())
+      setImmediate(() => { this.#turnVersion = undefined })
+    }
+    return `${this.#turnVersion}.${this.#localWrites}`
+  }
+
+  #turnVersion: bigint | undefined
 }
