@@ -22,3 +22,20 @@ export function changedElsewhere (db: Database.Database, everyMs = CHECK_EVERY_M
     return changed
   }
 }
+
+/**
+ * `PRAGMA data_version`, asked at most once a turn of the event loop (each ask takes the file's locks)
+ * and kept until setImmediate. A request read in a turn was sent before another process's commit of
+ * that turn was acknowledged, unless pipelined behind an unanswered one.
+ */
+export function dataVersionOncePerTurn (db: Database.Database): () => bigint {
+  const dataVersion = db.prepare<[], bigint>('PRAGMA data_version').pluck()
+  let version: bigint | undefined
+  return () => {
+    if (version === undefined) {
+      version = dataVersion.get()!
+      setImmediate(() => { version = undefined })
+    }
+    return version
+  }
+}

@@ -6,6 +6,7 @@ import { traceOrigin } from '../../lib/trace-context.js'
 import { isPlainList, keysetStart } from '../store.js'
 import type { CreateOutcome, Plant, PlantPage, PlantQuery, PlantStore, Precondition, WriteOutcome, WriteRequest, WriteResponse } from '../store.js'
 import { guard, opaqueInteger } from './connection.js'
+import { dataVersionOncePerTurn } from './data-version.js'
 import { LOG_POSITION_SQL } from './outbox.js'
 import type { PlantJob } from './plant-jobs.js'
 import { createOutcome } from './write-jobs.js'
@@ -21,7 +22,7 @@ export class SqlitePlants implements PlantStore {
   readonly #selectMissing: (id: bigint) => { row: PlantRow | undefined, position: bigint }
   readonly #list: (from: bigint, tag: string | undefined, limit: bigint) => { rows: PlantRow[], position: bigint }
   readonly #pages: (query: PlantQuery) => Promise<PlantPage>
-  readonly #dataVersion: Database.Statement<[], bigint>
+  readonly #dataVersion: () => bigint
   /** Writes this process made (an in-memory store's run on this connection, whose own data_version
    * does not count them). */
   #localWrites = 0
@@ -42,7 +43,7 @@ export class SqlitePlants implements PlantStore {
       position: position.get()!,
       rows: tag === undefined ? list.all(from, limit) : listByTag.all(tag, from, limit)
     }))
-    this.#dataVersion = db.prepare<[], bigint>('PRAGMA data_version').pluck()
+    this.#dataVersion = dataVersionOncePerTurn(db)
   }
 
   /** On SQLite the dispatcher claims every delivery itself: one writer, and claims cost no round trip. */
@@ -112,18 +113,8 @@ export class SqlitePlants implements PlantStore {
   }
 
   /**
-   * `PRAGMA data_version` moves with every other connection's commit (creates, other processes, the CLI).
-   * Asked once a turn of the event loop (each ask takes the file's locks): this process's writes move
-   * `#localWrites` at once, and a request read in this turn was sent before another process's commit of
-   * the same turn was acknowledged, unless pipelined behind an unanswered one.
+   * `PRAGMA data_version` moves with every other connection's commit (creates, other processes, the CLI),
+   * from the next turn of the event loop; this process's own writes move `#localWrites` at once.
    */
-  readVersion = () => {
-    if (this.#turnVersion === undefined) {
-      this.#turnVersion = guard(() => this.#dataVersion.get())
-      setImmediate(() => { this.#turnVersion = undefined })
-    }
-    return `${this.#turnVersion}.${this.#localWrites}`
-  }
-
-  #turnVersion: bigint | undefined
+  readVersion = () => `${guard(this.#dataVersion)}.${this.#localWrites}`
 }
