@@ -6,6 +6,8 @@ import type Database from 'better-sqlite3'
  * each statement a trigger runs opens a savepoint, and FTS5 flushes its pending terms at every
  * savepoint, so a trigger wrote a tiny index segment per plant.
  * An external-content index is told what it held: a delete and a rename name the old name.
+ * FTS5 rather than a table of (word, id) as on PostgreSQL: names of several words land at as many
+ * random places in such a table, which cost a create more than FTS5's segment per commit.
  */
 export function prepareSearchIndex (db: Database.Database) {
   const add = db.prepare('INSERT INTO plant_search (rowid, name) VALUES (?, ?)')
