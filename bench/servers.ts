@@ -1,6 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -149,6 +149,8 @@ export const baselineName = (store: 'SQLite' | 'PostgreSQL') => `baseline, ${sto
 /** How the table names a baseline build: its commit when the folder is a git checkout, else the folder. */
 export function baselineLabel (build: string | undefined): string | undefined {
   if (build === undefined) return undefined
+  // A build made outside git (bench/without-tracing.ts) names itself in BASELINE.
+  if (existsSync(join(build, 'BASELINE'))) return readFileSync(join(build, 'BASELINE'), 'utf8').trim()
   try {
     return execFileSync('git', ['-C', build, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
   } catch {

@@ -32,6 +32,8 @@ for (const [file, text, replacement] of cuts) {
   if (cut === source) throw new Error(`${file}: the text to cut is not there any more (${String(text)}); update bench/without-tracing.ts`)
   writeFileSync(path, cut)
 }
+const head = execFileSync('git', ['-C', root, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim()
+writeFileSync(join(dir, 'BASELINE'), `${head} without tracing\n`)
 execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: dir, stdio: 'inherit' })
 execFileSync('npm', ['run', 'build'], { cwd: dir, stdio: 'inherit' })
 process.stdout.write(`built without tracing: npm run bench -- --baseline ${dir} --only 'GET /plants/{id}' --only 'create (unique ids)'\n`)
