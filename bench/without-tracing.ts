@@ -4,10 +4,10 @@
  * With traces off the service only passes `undefined` along; this shows what that costs. Each cut must
  * find its text: when the code it cuts changes, the script stops and names the file.
  */
-import { execFileSync, execSync } from 'node:child_process'
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { root } from './servers.js'
+import { baselineLabel, root } from './servers.js'
 
 const dir = process.argv[2]
 if (dir === undefined || existsSync(dir)) throw new Error('usage: tsx bench/without-tracing.ts DIR (a folder that does not exist yet)')
@@ -24,7 +24,8 @@ const cuts: Array<[string, RegExp | string, string]> = [
   ['src/store/postgres/plants.ts', "import { traceOrigin } from '../../lib/trace-context.js'", 'const traceOrigin = (): string | undefined => undefined']
 ]
 
-execSync(`mkdir -p '${dir}' && git -C '${root}' archive HEAD | tar -x -C '${dir}'`)
+mkdirSync(dir, { recursive: true })
+execFileSync('tar', ['-x', '-C', dir], { input: execFileSync('git', ['-C', root, 'archive', 'HEAD'], { maxBuffer: 1 << 30 }) })
 for (const [file, text, replacement] of cuts) {
   const path = join(dir, file)
   const source = readFileSync(path, 'utf8')
@@ -32,8 +33,7 @@ for (const [file, text, replacement] of cuts) {
   if (cut === source) throw new Error(`${file}: the text to cut is not there any more (${String(text)}); update bench/without-tracing.ts`)
   writeFileSync(path, cut)
 }
-const head = execFileSync('git', ['-C', root, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim()
-writeFileSync(join(dir, 'BASELINE'), `${head} without tracing\n`)
+writeFileSync(join(dir, 'BASELINE'), `${baselineLabel(root)} without tracing\n`)
 execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: dir, stdio: 'inherit' })
 execFileSync('npm', ['run', 'build'], { cwd: dir, stdio: 'inherit' })
 process.stdout.write(`built without tracing: npm run bench -- --baseline ${dir} --only 'GET /plants/{id}' --only 'create (unique ids)'\n`)
